@@ -1,0 +1,117 @@
+//! The log barrier against the slope (SPEC.md §2), the book's form, C¹ at d̂.
+//!
+//! Per node with signed distance d = n·(xᵢ − o) (m), active when d < d̂, s = d/d̂:
+//! b = A d̂ (κ/2)(s − 1) ln s (J); ∂b/∂x = A d̂ (κ/2)(ln s/d̂ + (s − 1)/d) n (N);
+//! ∂²b/∂x² = A d̂ κ (d + d̂)/(2 d² d̂) n nᵀ (N/m, PSD).
+
+use super::{Mat2, Vec2};
+
+/// The half-space n·(x − o) ≥ 0 and the barrier's constants.
+#[derive(Clone, Copy, Debug)]
+pub struct Barrier {
+    /// Unit outward normal.
+    pub normal: Vec2,
+    /// A point on the slope, m.
+    pub point: Vec2,
+    /// Activation distance d̂, m.
+    pub dhat: f64,
+    /// Stiffness κ.
+    pub kappa: f64,
+}
+
+impl Barrier {
+    /// Signed distance of `x` to the slope, m.
+    #[inline]
+    pub fn distance(&self, x: &Vec2) -> f64 {
+        self.normal.dot(&(x - self.point))
+    }
+
+    /// b(d) for a node of contact area `area`, J; +∞ at or below the slope.
+    #[inline]
+    pub fn node_value(&self, d: f64, area: f64) -> f64 {
+        if d >= self.dhat {
+            0.0
+        } else if d <= 0.0 {
+            f64::INFINITY
+        } else {
+            let s = d / self.dhat;
+            area * self.dhat * (self.kappa / 2.0) * (s - 1.0) * s.ln()
+        }
+    }
+
+    /// ∂b/∂d, N (≤ 0 inside d̂; zero outside).
+    #[inline]
+    pub fn node_dbdd(&self, d: f64, area: f64) -> f64 {
+        if d >= self.dhat {
+            0.0
+        } else {
+            let s = d / self.dhat;
+            area * self.dhat * (self.kappa / 2.0) * (s.ln() / self.dhat + (s - 1.0) / d)
+        }
+    }
+
+    /// ∂²b/∂d², N/m.
+    #[inline]
+    pub fn node_d2bdd2(&self, d: f64, area: f64) -> f64 {
+        if d >= self.dhat {
+            0.0
+        } else {
+            area * self.dhat * self.kappa * (d + self.dhat) / (2.0 * d * d * self.dhat)
+        }
+    }
+
+    /// Normal force magnitude λ = −∂b/∂d at `x`, N (positive inside d̂, zero outside).
+    #[inline]
+    pub fn normal_force(&self, x: &Vec2, area: f64) -> f64 {
+        -self.node_dbdd(self.distance(x), area)
+    }
+}
+
+/// Σ b over all nodes, J (+∞ if any node is at or below the slope).
+pub fn value(x: &[Vec2], area: &[f64], barrier: &Barrier) -> f64 {
+    x.iter()
+        .zip(area)
+        .map(|(x, a)| barrier.node_value(barrier.distance(x), *a))
+        .sum()
+}
+
+/// Adds `scale` · ∂b/∂x to `grad`.
+pub fn gradient(x: &[Vec2], area: &[f64], barrier: &Barrier, scale: f64, grad: &mut [Vec2]) {
+    for ((g, x), a) in grad.iter_mut().zip(x).zip(area) {
+        let d = barrier.distance(x);
+        if d < barrier.dhat {
+            *g += barrier.normal * (barrier.node_dbdd(d, *a) * scale);
+        }
+    }
+}
+
+/// Adds `scale` · ∂²b/∂x² to every node's diagonal block.
+pub fn hessian(x: &[Vec2], area: &[f64], barrier: &Barrier, scale: f64, diag: &mut [Mat2]) {
+    let nnt = barrier.normal * barrier.normal.transpose();
+    for ((h, x), a) in diag.iter_mut().zip(x).zip(area) {
+        let d = barrier.distance(x);
+        if d < barrier.dhat {
+            *h += nnt * (barrier.node_d2bdd2(d, *a) * scale);
+        }
+    }
+}
+
+/// μλᵢ for every node at xⁿ (the lagged normal force of semi-implicit friction), N.
+pub fn mu_lambda(x: &[Vec2], area: &[f64], barrier: &Barrier, mu: f64, out: &mut [f64]) {
+    for ((o, x), a) in out.iter_mut().zip(x).zip(area) {
+        *o = mu * barrier.normal_force(x, *a);
+    }
+}
+
+/// The tunnelling filter (SPEC.md §2): the largest α ≤ 1 with which no node moving towards the
+/// slope covers more than 90 % of its distance, α = min(1, min_{p·n<0} 0.9 d / (−p·n)).
+pub fn max_step(x: &[Vec2], p: &[Vec2], barrier: &Barrier) -> f64 {
+    let mut alpha: f64 = 1.0;
+    for (x, p) in x.iter().zip(p) {
+        let pn = p.dot(&barrier.normal);
+        if pn < 0.0 {
+            alpha = alpha.min(0.9 * barrier.distance(x) / -pn);
+        }
+    }
+    alpha
+}

@@ -1,0 +1,87 @@
+//! The square mass-spring mesh of SPEC.md §1.
+
+use nalgebra::Vector2;
+
+use super::Scene;
+
+/// A 2D mass-spring mesh: node positions at rest, edges with rest lengths, lumped masses.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    /// Node positions at t = 0, m.
+    pub x0: Vec<Vector2<f64>>,
+    /// Spring edges as node pairs.
+    pub edges: Vec<[usize; 2]>,
+    /// Squared rest length of every edge, m².
+    pub rest_l2: Vec<f64>,
+    /// Lumped mass of every node, kg.
+    pub mass: Vec<f64>,
+    /// Contact area of every node, m.
+    pub contact_area: Vec<f64>,
+    /// Triangles (two per cell) for OBJ output and drawing.
+    pub triangles: Vec<[usize; 3]>,
+}
+
+impl Mesh {
+    /// The square of SPEC.md §1: (n_seg+1)² nodes, node `i*(n_seg+1)+j` at
+    /// `centre + (-side/2 + i*step, -side/2 + j*step)`; every grid edge and both diagonals of
+    /// every cell; mass ρ·side² spread evenly.
+    pub fn square(scene: &Scene) -> Mesh {
+        let n = scene.n_seg;
+        let m = n + 1;
+        let step = scene.side / n as f64;
+        let mut x0 = Vec::with_capacity(m * m);
+        for i in 0..m {
+            for j in 0..m {
+                x0.push(
+                    scene.centre
+                        + Vector2::new(
+                            -scene.side / 2.0 + i as f64 * step,
+                            -scene.side / 2.0 + j as f64 * step,
+                        ),
+                );
+            }
+        }
+        let id = |i: usize, j: usize| i * m + j;
+        let mut edges = Vec::with_capacity(2 * n * m + 2 * n * n);
+        // Horizontal and vertical edges.
+        for i in 0..n {
+            for j in 0..m {
+                edges.push([id(i, j), id(i + 1, j)]);
+                edges.push([id(j, i), id(j, i + 1)]);
+            }
+        }
+        let mut triangles = Vec::with_capacity(2 * n * n);
+        // Both diagonals of every cell.
+        for i in 0..n {
+            for j in 0..n {
+                edges.push([id(i, j), id(i + 1, j + 1)]);
+                edges.push([id(i + 1, j), id(i, j + 1)]);
+                triangles.push([id(i, j), id(i + 1, j), id(i + 1, j + 1)]);
+                triangles.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
+            }
+        }
+        let rest_l2 = edges
+            .iter()
+            .map(|&[a, b]| (x0[a] - x0[b]).norm_squared())
+            .collect();
+        let node_mass = scene.density * scene.side * scene.side / (m * m) as f64;
+        Mesh {
+            mass: vec![node_mass; m * m],
+            contact_area: vec![scene.contact_area; m * m],
+            x0,
+            edges,
+            rest_l2,
+            triangles,
+        }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.x0.len()
+    }
+
+    /// Whether the mesh has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.x0.is_empty()
+    }
+}

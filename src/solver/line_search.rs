@@ -1,0 +1,66 @@
+//! The tunnelling-safe backtracking line search of SPEC.md §2.
+
+use crate::energy::{Vec2, barrier};
+
+/// Outcome of one accepted line search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineSearchResult {
+    /// Accepted step length α.
+    pub alpha: f64,
+    /// Halvings performed from the filtered initial α.
+    pub halvings: usize,
+    /// E before the step, J.
+    pub energy_before: f64,
+    /// E at the accepted point, J (≤ `energy_before`).
+    pub energy_after: f64,
+}
+
+/// Backtracking failed: α was halved `halvings` times without E decreasing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineSearchFailure {
+    /// Last α tried.
+    pub alpha: f64,
+    /// Halvings performed.
+    pub halvings: usize,
+    /// E at the start point, J.
+    pub energy_before: f64,
+}
+
+/// From `x` along `p`: α₀ = the tunnelling filter ([`barrier::max_step`]), then halve α until
+/// E(x + αp) ≤ E(x). `trial` is a scratch buffer for x + αp; on success it holds the accepted
+/// point. `energy` evaluates E.
+pub fn backtrack(
+    x: &[Vec2],
+    p: &[Vec2],
+    bar: &barrier::Barrier,
+    max_halvings: usize,
+    energy_before: f64,
+    trial: &mut [Vec2],
+    mut energy: impl FnMut(&[Vec2]) -> f64,
+) -> Result<LineSearchResult, LineSearchFailure> {
+    let mut alpha = barrier::max_step(x, p, bar);
+    let mut halvings = 0;
+    loop {
+        for ((t, x), p) in trial.iter_mut().zip(x).zip(p) {
+            *t = x + p * alpha;
+        }
+        let e = energy(trial);
+        if e <= energy_before {
+            return Ok(LineSearchResult {
+                alpha,
+                halvings,
+                energy_before,
+                energy_after: e,
+            });
+        }
+        if halvings >= max_halvings {
+            return Err(LineSearchFailure {
+                alpha,
+                halvings,
+                energy_before,
+            });
+        }
+        alpha *= 0.5;
+        halvings += 1;
+    }
+}

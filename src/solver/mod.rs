@@ -1,0 +1,12 @@
+//! Projected Newton on the incremental potential (SPEC.md §2).
+//!
+//! * [`assembly`]: the Hessian's fixed sparsity pattern, refilled per iteration, and the sparse
+//!   Cholesky (faer) whose symbolic factorisation is done once per mesh.
+//! * [`line_search`]: the tunnelling-safe backtracking line search.
+//! * [`newton`]: one implicit Euler step, the [`Simulation`] state and the invariants.
+
+pub mod assembly;
+pub mod line_search;
+pub mod newton;
+
+pub use newton::{Simulation, SolveError, StepStats};

@@ -1,0 +1,404 @@
+//! One implicit Euler step by projected Newton (SPEC.md §2), and the simulation state.
+
+use crate::energy::{
+    Mat2, Vec2, barrier, barrier::Barrier, friction, friction::Friction, gravity, inertia, spring,
+};
+use crate::scene::{Mesh, Scene};
+
+use super::assembly::{HessianSystem, LinearSolveError};
+use super::line_search::{self, LineSearchResult};
+
+/// A step that could not be completed. Every variant carries the step and enough to diagnose it.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// Newton did not converge within the iteration bound.
+    #[error(
+        "step {step} (t = {time:.4} s): Newton did not converge in {iterations} iterations (‖p‖∞/h = {residual:.3e} m/s, tol {tol:.1e})"
+    )]
+    NotConverged {
+        /// Step index.
+        step: usize,
+        /// Time at the start of the step, s.
+        time: f64,
+        /// Iterations done.
+        iterations: usize,
+        /// Last residual ‖p‖∞/h, m/s.
+        residual: f64,
+        /// Tolerance, m/s.
+        tol: f64,
+    },
+    /// The line search halved α past its bound without decreasing E.
+    #[error(
+        "step {step} (t = {time:.4} s), iteration {iteration}: line search failed after {halvings} halvings (α = {alpha:.3e}, ‖p‖∞/h = {residual:.3e} m/s, E = {energy:.6e} J)"
+    )]
+    LineSearch {
+        /// Step index.
+        step: usize,
+        /// Time at the start of the step, s.
+        time: f64,
+        /// Newton iteration.
+        iteration: usize,
+        /// Halvings done.
+        halvings: usize,
+        /// Last α.
+        alpha: f64,
+        /// Residual at that iteration, m/s.
+        residual: f64,
+        /// E at the start point, J.
+        energy: f64,
+    },
+    /// The linear solve failed.
+    #[error("step {step}, iteration {iteration}: {source}")]
+    Linear {
+        /// Step index.
+        step: usize,
+        /// Newton iteration.
+        iteration: usize,
+        /// Cause.
+        source: LinearSolveError,
+    },
+    /// An invariant broke after a step.
+    #[error("step {step} (t = {time:.4} s): invariant broken: {what}")]
+    Invariant {
+        /// Step index.
+        step: usize,
+        /// Time at the end of the step, s.
+        time: f64,
+        /// Which invariant, with the node and value.
+        what: String,
+    },
+}
+
+/// What one step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Step index (0-based).
+    pub step: usize,
+    /// Time at the end of the step, s.
+    pub time: f64,
+    /// Newton iterations (line searches) performed.
+    pub iterations: usize,
+    /// Final residual ‖p‖∞/h, m/s.
+    pub residual: f64,
+    /// Total line-search halvings in this step.
+    pub halvings: usize,
+    /// Largest E(after) − E(before) over the step's accepted line searches, J (≤ 0 by the
+    /// acceptance rule; recorded as an independent check).
+    pub max_energy_increase: f64,
+    /// Minimum signed distance of any node to the slope after the step, m.
+    pub min_distance: f64,
+    /// Wall time spent in numeric factorisation + solve, s.
+    pub factor_solve_seconds: f64,
+}
+
+/// Preallocated buffers of the Newton loop (no allocation per iteration).
+struct Workspace {
+    x_tilde: Vec<Vec2>,
+    x_n: Vec<Vec2>,
+    grad: Vec<Vec2>,
+    p: Vec<Vec2>,
+    trial: Vec<Vec2>,
+    rhs: Vec<f64>,
+    diag: Vec<Mat2>,
+    edge_blocks: Vec<Mat2>,
+    edge_grad: Vec<Vec2>,
+}
+
+/// The state of a simulation: mesh, scene, positions, velocities and the solver.
+pub struct Simulation {
+    /// The validated scene.
+    pub scene: Scene,
+    /// The mesh.
+    pub mesh: Mesh,
+    /// Node positions, m.
+    pub x: Vec<Vec2>,
+    /// Node velocities, m/s.
+    pub v: Vec<Vec2>,
+    /// μλᵢ of the last step (lagged, from its xⁿ), N.
+    pub mu_lambda: Vec<f64>,
+    /// Completed steps.
+    pub step: usize,
+    barrier: Barrier,
+    system: HessianSystem,
+    ws: Workspace,
+    /// Measure factor+solve time per step (adds two clock reads per iteration).
+    pub time_linear_solve: bool,
+}
+
+impl Simulation {
+    /// A simulation at t = 0 for `scene`.
+    pub fn new(scene: Scene) -> Result<Simulation, LinearSolveError> {
+        let mesh = Mesh::square(&scene);
+        let n = mesh.len();
+        let ne = mesh.edges.len();
+        let system = HessianSystem::new(n, &mesh.edges)?;
+        let barrier = Barrier {
+            normal: scene.normal,
+            point: scene.point,
+            dhat: scene.dhat,
+            kappa: scene.kappa,
+        };
+        Ok(Simulation {
+            x: mesh.x0.clone(),
+            v: vec![scene.velocity; n],
+            mu_lambda: vec![0.0; n],
+            step: 0,
+            barrier,
+            system,
+            ws: Workspace {
+                x_tilde: vec![Vec2::zeros(); n],
+                x_n: vec![Vec2::zeros(); n],
+                grad: vec![Vec2::zeros(); n],
+                p: vec![Vec2::zeros(); n],
+                trial: vec![Vec2::zeros(); n],
+                rhs: vec![0.0; 2 * n],
+                diag: vec![Mat2::zeros(); n],
+                edge_blocks: vec![Mat2::zeros(); ne],
+                edge_grad: vec![Vec2::zeros(); ne],
+            },
+            scene,
+            mesh,
+            time_linear_solve: false,
+        })
+    }
+
+    /// Simulated time, s.
+    pub fn time(&self) -> f64 {
+        self.step as f64 * self.scene.h
+    }
+
+    /// The slope barrier.
+    pub fn barrier(&self) -> &Barrier {
+        &self.barrier
+    }
+
+    /// Friction constants of a step.
+    pub fn friction(&self) -> Friction {
+        Friction {
+            normal: self.scene.normal,
+            eps_v: self.scene.eps_v,
+            h: self.scene.h,
+        }
+    }
+
+    /// xⁿ of the last step (positions at its start), m.
+    pub fn previous_positions(&self) -> &[Vec2] {
+        &self.ws.x_n
+    }
+
+    /// Symbolic factorisations done so far (stays 1).
+    pub fn symbolic_factorisations(&self) -> usize {
+        self.system.symbolic_factorisations
+    }
+
+    /// Advance one step of h with the scene's Newton tolerance.
+    pub fn step(&mut self) -> Result<StepStats, SolveError> {
+        let tol = self.scene.tol;
+        self.step_with_tol(tol)
+    }
+
+    /// Advance one step of h, stopping Newton when ‖p‖∞/h < `tol` (m/s).
+    pub fn step_with_tol(&mut self, tol: f64) -> Result<StepStats, SolveError> {
+        let h = self.scene.h;
+        let step = self.step;
+        let t0 = self.time();
+        for i in 0..self.x.len() {
+            self.ws.x_tilde[i] = self.x[i] + self.v[i] * h;
+            self.ws.x_n[i] = self.x[i];
+        }
+        barrier::mu_lambda(
+            &self.x,
+            &self.mesh.contact_area,
+            &self.barrier,
+            self.scene.mu,
+            &mut self.mu_lambda,
+        );
+        let mut stats = StepStats {
+            step,
+            max_energy_increase: f64::NEG_INFINITY,
+            ..Default::default()
+        };
+        let mut energy = self.energy_at(&self.x);
+        let mut iteration = 0;
+        loop {
+            self.search_direction(step, iteration, &mut stats)?;
+            let residual = self.ws.p.iter().map(|p| p.amax()).fold(0.0, f64::max) / h;
+            stats.residual = residual;
+            if residual < tol {
+                break;
+            }
+            if iteration >= self.scene.max_iterations {
+                return Err(SolveError::NotConverged {
+                    step,
+                    time: t0,
+                    iterations: iteration,
+                    residual,
+                    tol,
+                });
+            }
+            let ls = self
+                .line_search(energy)
+                .map_err(|f| SolveError::LineSearch {
+                    step,
+                    time: t0,
+                    iteration,
+                    halvings: f.halvings,
+                    alpha: f.alpha,
+                    residual,
+                    energy: f.energy_before,
+                })?;
+            std::mem::swap(&mut self.x, &mut self.ws.trial);
+            stats.halvings += ls.halvings;
+            stats.max_energy_increase = stats
+                .max_energy_increase
+                .max(ls.energy_after - ls.energy_before);
+            energy = ls.energy_after;
+            iteration += 1;
+        }
+        stats.iterations = iteration;
+        if iteration == 0 {
+            stats.max_energy_increase = 0.0;
+        }
+        for i in 0..self.x.len() {
+            self.v[i] = (self.x[i] - self.ws.x_n[i]) / h;
+        }
+        self.step += 1;
+        stats.time = self.time();
+        stats.min_distance = self.check_invariants(step)?;
+        Ok(stats)
+    }
+
+    fn line_search(
+        &mut self,
+        energy_before: f64,
+    ) -> Result<LineSearchResult, line_search::LineSearchFailure> {
+        let mut trial = std::mem::take(&mut self.ws.trial);
+        let p = std::mem::take(&mut self.ws.p);
+        let r = line_search::backtrack(
+            &self.x,
+            &p,
+            &self.barrier,
+            self.scene.max_halvings,
+            energy_before,
+            &mut trial,
+            |xt| self.energy_at(xt),
+        );
+        self.ws.trial = trial;
+        self.ws.p = p;
+        r
+    }
+
+    /// No node at or below the slope, no NaN/inf in x or v. Returns the minimum distance.
+    fn check_invariants(&self, step: usize) -> Result<f64, SolveError> {
+        let mut min_d = f64::INFINITY;
+        for (i, (x, v)) in self.x.iter().zip(&self.v).enumerate() {
+            let bad = |what: String| SolveError::Invariant {
+                step,
+                time: self.time(),
+                what,
+            };
+            if !(x.iter().all(|c| c.is_finite()) && v.iter().all(|c| c.is_finite())) {
+                return Err(bad(format!(
+                    "node {i} has a non-finite state x = {x:?}, v = {v:?}"
+                )));
+            }
+            let d = self.barrier.distance(x);
+            if d <= 0.0 {
+                return Err(bad(format!("node {i} at or below the slope (d = {d:e} m)")));
+            }
+            min_d = min_d.min(d);
+        }
+        Ok(min_d)
+    }
+
+    /// E(x) of SPEC.md §2 for the current step (x̃, xⁿ, μλ as set by the step), J.
+    pub fn energy_at(&self, x: &[Vec2]) -> f64 {
+        let h2 = self.scene.h * self.scene.h;
+        let m = &self.mesh;
+        let spring = spring_value(x, m, self.scene.stiffness);
+        inertia::value(x, &self.ws.x_tilde, &m.mass)
+            + h2 * (spring
+                + gravity::value(x, &m.mass, &self.scene.gravity)
+                + barrier::value(x, &m.contact_area, &self.barrier)
+                + friction::value(x, &self.ws.x_n, &self.mu_lambda, &self.friction()))
+    }
+
+    /// ∇E and the projected Hessian at the current x; solves H p = −∇E into `ws.p`.
+    fn search_direction(
+        &mut self,
+        step: usize,
+        iteration: usize,
+        stats: &mut StepStats,
+    ) -> Result<(), SolveError> {
+        let h = self.scene.h;
+        let h2 = h * h;
+        let m = &self.mesh;
+        let ws = &mut self.ws;
+        let fr = Friction {
+            normal: self.scene.normal,
+            eps_v: self.scene.eps_v,
+            h,
+        };
+        ws.grad.fill(Vec2::zeros());
+        inertia::gradient(&self.x, &ws.x_tilde, &m.mass, 1.0, &mut ws.grad);
+        spring::gradient(
+            &self.x,
+            &m.edges,
+            &m.rest_l2,
+            self.scene.stiffness,
+            h2,
+            &mut ws.edge_grad,
+            &mut ws.grad,
+        );
+        gravity::gradient(&m.mass, &self.scene.gravity, h2, &mut ws.grad);
+        barrier::gradient(&self.x, &m.contact_area, &self.barrier, h2, &mut ws.grad);
+        friction::gradient(&self.x, &ws.x_n, &self.mu_lambda, &fr, h2, &mut ws.grad);
+
+        ws.diag.fill(Mat2::zeros());
+        inertia::hessian(&m.mass, 1.0, &mut ws.diag);
+        barrier::hessian(&self.x, &m.contact_area, &self.barrier, h2, &mut ws.diag);
+        friction::hessian(&self.x, &ws.x_n, &self.mu_lambda, &fr, h2, &mut ws.diag);
+        spring::hessian(
+            &self.x,
+            &m.edges,
+            &m.rest_l2,
+            self.scene.stiffness,
+            h2,
+            &mut ws.edge_blocks,
+        );
+        self.system.assemble(&ws.diag, &ws.edge_blocks);
+        for (i, g) in ws.grad.iter().enumerate() {
+            ws.rhs[2 * i] = -g.x;
+            ws.rhs[2 * i + 1] = -g.y;
+        }
+        let clock = self.time_linear_solve.then(std::time::Instant::now);
+        self.system
+            .factorize()
+            .map_err(|source| SolveError::Linear {
+                step,
+                iteration,
+                source,
+            })?;
+        self.system.solve_in_place(&mut ws.rhs);
+        if let Some(c) = clock {
+            stats.factor_solve_seconds += c.elapsed().as_secs_f64();
+        }
+        for (i, p) in ws.p.iter_mut().enumerate() {
+            *p = Vec2::new(ws.rhs[2 * i], ws.rhs[2 * i + 1]);
+        }
+        Ok(())
+    }
+}
+
+/// Σ spring energy with a stack buffer for the parallel partial sums (one f64 per
+/// [`spring::CHUNK`] edges; 128 of them cover meshes up to 524 288 edges).
+fn spring_value(x: &[Vec2], m: &Mesh, k: f64) -> f64 {
+    let mut buf = [0.0f64; 128];
+    let need = m.edges.len().div_ceil(spring::CHUNK);
+    if need <= buf.len() {
+        spring::value(x, &m.edges, &m.rest_l2, k, &mut buf[..need])
+    } else {
+        let mut v = vec![0.0; need];
+        spring::value(x, &m.edges, &m.rest_l2, k, &mut v)
+    }
+}
