@@ -21,3 +21,40 @@ pub struct ContactRecord {
     /// The optimiser's velocity v^{n+1}, m/s.
     pub v_opt: [f64; 2],
 }
+
+use crate::energy::Vec2;
+use crate::solver::Simulation;
+
+/// Appends the records of the step `sim` has just taken (SPEC.md §4): for every node with
+/// μλᵢ > 0, v_free = v^{n+1} − h (f_barrier + f_friction)/mᵢ with both forces at x^{n+1}
+/// (friction with the lagged μλᵢ), e = `restitution`, μ of the scene, and v^{n+1}.
+pub fn push_step_records(sim: &Simulation, restitution: f64, out: &mut Vec<ContactRecord>) {
+    let Some(step) = sim.step.checked_sub(1) else {
+        return;
+    };
+    let h = sim.scene.h;
+    let bar = sim.barrier();
+    let fr = sim.friction();
+    let x_n = sim.previous_positions();
+    for (i, &ml) in sim.mu_lambda.iter().enumerate() {
+        if ml <= 0.0 {
+            continue;
+        }
+        let x = sim.x[i];
+        let v = sim.v[i];
+        let area = sim.mesh.contact_area[i];
+        let f_barrier = bar.normal * (-bar.node_dbdd(bar.distance(&x), area));
+        let f_friction = -fr.node_gradient(&((x - x_n[i]) / h), ml);
+        let v_free: Vec2 = v - (f_barrier + f_friction) * (h / sim.mesh.mass[i]);
+        out.push(ContactRecord {
+            step: step as u32,
+            node: i as u32,
+            time: sim.time(),
+            v_free: [v_free.x, v_free.y],
+            normal: [bar.normal.x, bar.normal.y],
+            restitution,
+            friction: sim.scene.mu,
+            v_opt: [v.x, v.y],
+        });
+    }
+}

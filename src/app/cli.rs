@@ -1,0 +1,415 @@
+//! The command line: `stickslip` (the three slope cases), `run`, `check`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::app::output::{self, OutputError, StagedDir};
+use crate::app::runner::{self, RunError, RunOptions, Runner, Summary};
+use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
+use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
+use crate::gpu::{self, AdapterSummary, GpuError, GpuMode};
+use crate::scene::{CaseError, Scene};
+
+/// The three slope cases of SPEC.md §1, built into the binary from `cases/`.
+pub const BUILTIN_CASES: [(&str, &str); 3] = [
+    (
+        "cases/slope_mu0.10.toml",
+        include_str!("../../cases/slope_mu0.10.toml"),
+    ),
+    (
+        "cases/slope_mu0.11.toml",
+        include_str!("../../cases/slope_mu0.11.toml"),
+    ),
+    (
+        "cases/slope_mu0.20.toml",
+        include_str!("../../cases/slope_mu0.20.toml"),
+    ),
+];
+
+/// stickslip: an elastic square on a slope, by projected Newton with barrier contact and smoothed
+/// friction, cross-checked by the impulse contact law on the GPU.
+#[derive(Debug, Parser)]
+#[command(name = "stickslip", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do; with none, run the three slope cases and print the verdict table.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of the default run.
+    #[command(flatten)]
+    pub default_run: DefaultRun,
+}
+
+/// Options of the default run (no subcommand).
+#[derive(Debug, Args)]
+pub struct DefaultRun {
+    /// Simulated seconds per case.
+    #[arg(long, default_value_t = 8.0)]
+    pub duration: f64,
+    /// Where the impulse law of the cross-check runs.
+    #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
+    pub gpu: GpuMode,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one case and write DIR/trajectory.csv and DIR/summary.json.
+    Run(RunArgs),
+    /// Run one case and print only the impulse-law cross-check report (SPEC.md §4).
+    Check(CheckArgs),
+}
+
+/// `stickslip run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The case file.
+    pub case: PathBuf,
+    /// Simulated seconds (default: the case's `time.duration`).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Newton tolerance on ‖p‖∞/h, m/s (default: the case's `newton.tol`).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Output directory (default: out/<case file stem>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also write one OBJ per step (frame_00000.obj, …).
+    #[arg(long)]
+    pub obj: bool,
+    /// Where the impulse law of the cross-check runs.
+    #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
+    pub gpu: GpuMode,
+}
+
+/// `stickslip check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The case file.
+    pub case: PathBuf,
+    /// Simulated seconds (default: the case's `time.duration`).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Newton tolerance, m/s (default: the case's).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Where the impulse law runs.
+    #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
+    pub gpu: GpuMode,
+}
+
+/// Everything that can stop the CLI; [`CliError::exit_code`] maps it to the process status.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad case file (exit 2).
+    #[error(transparent)]
+    Case(#[from] CaseError),
+    /// Bad option value (exit 2).
+    #[error("option `{option}`: {rule} (got {value})")]
+    Option {
+        /// The option.
+        option: String,
+        /// The rule.
+        rule: String,
+        /// What was given.
+        value: String,
+    },
+    /// A run failed (exit 1).
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// The GPU was required and could not be had, or failed (exit 1).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// Output could not be written (exit 1).
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+impl CliError {
+    /// 2 for bad input, 1 for failures of the run.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Case(_) | CliError::Option { .. } => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// One backend shared by the cross-checks of several cases (one GPU context per process).
+struct SharedBackend(Arc<Mutex<Box<dyn ImpulseBackend>>>);
+
+impl ImpulseBackend for SharedBackend {
+    fn name(&self) -> String {
+        self.0
+            .lock()
+            .map(|b| b.name())
+            .unwrap_or_else(|_| "poisoned".into())
+    }
+    fn adapter(&self) -> Option<AdapterSummary> {
+        self.0.lock().ok().and_then(|b| b.adapter())
+    }
+    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
+        match self.0.lock() {
+            Ok(mut b) => b.apply(inputs, out),
+            Err(_) => Err(GpuError::ReadBack(
+                "impulse backend poisoned by an earlier panic".into(),
+            )),
+        }
+    }
+}
+
+fn backend(mode: GpuMode) -> Result<Arc<Mutex<Box<dyn ImpulseBackend>>>, CliError> {
+    let mask = gpu::backends_from_env(wgpu::Backends::all())?;
+    Ok(Arc::new(Mutex::new(gpu::select_impulse_backend(
+        mode, mask,
+    )?)))
+}
+
+fn cross_check_for(shared: &Arc<Mutex<Box<dyn ImpulseBackend>>>, scene: &Scene) -> CrossCheck {
+    CrossCheck::new(
+        Box::new(SharedBackend(shared.clone())),
+        CrossCheckConfig {
+            eps_v: scene.eps_v,
+            late_from_s: 1.0,
+        },
+    )
+}
+
+fn check_positive(option: &str, value: Option<f64>) -> Result<(), CliError> {
+    match value {
+        Some(v) if !(v.is_finite() && v > 0.0) => Err(CliError::Option {
+            option: option.into(),
+            rule: "must be finite and > 0".into(),
+            value: v.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A progress bar that appears only after the run has taken a second, and only when stdout is a
+/// terminal.
+struct Progress {
+    bar: ProgressBar,
+    start: Instant,
+    shown: bool,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(total: usize, label: &str) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::hidden());
+        if let Ok(style) =
+            ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps, eta {eta}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(label.to_string());
+        Progress {
+            bar,
+            start: Instant::now(),
+            shown: false,
+            enabled: std::io::stdout().is_terminal(),
+        }
+    }
+    fn update(&mut self, done: usize) {
+        if self.enabled && !self.shown && self.start.elapsed() > Duration::from_secs(1) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        if done % 16 == 0 || self.shown {
+            self.bar.set_position(done as u64);
+        }
+    }
+    fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn run_one(
+    scene: Scene,
+    opts: &RunOptions,
+    check: Option<&mut CrossCheck>,
+    label: &str,
+) -> Result<Runner, CliError> {
+    let steps = scene.steps_for(opts.duration.unwrap_or(scene.duration));
+    let mut progress = Progress::new(steps, label);
+    let r = runner::run(scene, opts, check, |done, _| progress.update(done));
+    progress.finish();
+    Ok(r?)
+}
+
+/// The verdict table of the default run.
+pub fn table(summaries: &[Summary]) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "{:<6} {:<24} {:>10} {:>12} {:>8} {:>9} {:>10} {:>10} {:>11}\n",
+        "mu",
+        "verdict",
+        "downhill",
+        "final speed",
+        "Newton",
+        "wall",
+        "agree",
+        "agree≥1s",
+        "median gap"
+    ));
+    s.push_str(&format!(
+        "{:<6} {:<24} {:>10} {:>12} {:>8} {:>9} {:>10} {:>10} {:>11}\n",
+        "", "", "m", "m/s", "iters", "ms", "%", "%", "m/s"
+    ));
+    for r in summaries {
+        let verdict = match r.verdict {
+            crate::app::verdict::Verdict::Sliding { .. } => "sliding".to_string(),
+            v => v.to_string(),
+        };
+        let pct = |a: Option<f64>| a.map_or("n/a".to_string(), |f| format!("{:.2}", 100.0 * f));
+        let (agree, late, gap) = match &r.cross_check {
+            Some(c) => (
+                pct(c.overall.fraction),
+                pct(c.late.fraction),
+                c.gap_median.map_or("n/a".into(), |g| format!("{g:.2e}")),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        s.push_str(&format!(
+            "{:<6} {:<24} {:>10.4} {:>12.4} {:>8} {:>9.1} {:>10} {:>10} {:>11}\n",
+            r.mu,
+            verdict,
+            r.downhill_distance,
+            r.final_speed.unwrap_or(f64::NAN),
+            r.solver.newton_iterations,
+            r.wall_seconds * 1e3,
+            agree,
+            late,
+            gap
+        ));
+    }
+    s
+}
+
+fn default_run(args: &DefaultRun) -> Result<(), CliError> {
+    check_positive("--duration", Some(args.duration))?;
+    let shared = backend(args.gpu)?;
+    let opts = RunOptions {
+        duration: Some(args.duration),
+        ..Default::default()
+    };
+    let mut summaries = Vec::new();
+    for (path, text) in BUILTIN_CASES {
+        let scene = Scene::from_toml(text, Path::new(path))?;
+        let mut check = cross_check_for(&shared, &scene);
+        let label = scene.name.clone();
+        let runner = run_one(scene, &opts, Some(&mut check), &label)?;
+        summaries.push(runner.summary(Some(check.finish())));
+    }
+    let adapter = shared.lock().map(|b| b.name()).unwrap_or_default();
+    println!(
+        "stickslip: the square on the slope (SPEC.md §1), {} s per case, h = {} s, tol = {} m/s",
+        args.duration, summaries[0].h, summaries[0].tol
+    );
+    println!("cross-check (impulse law, SPEC.md §4) on: {adapter}\n");
+    print!("{}", table(&summaries));
+    println!(
+        "\nverdict: {}\nrun one case with output files: stickslip run cases/slope_mu0.11.toml --out out/mu0.11",
+        summaries[0].verdict_rule
+    );
+    Ok(())
+}
+
+fn run_command(args: &RunArgs) -> Result<(), CliError> {
+    check_positive("--duration", args.duration)?;
+    check_positive("--tol", args.tol)?;
+    let scene = Scene::load(&args.case)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("out").join(
+            args.case
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "run".into()),
+        )
+    });
+    let shared = backend(args.gpu)?;
+    let mut check = cross_check_for(&shared, &scene);
+    let staged = StagedDir::new(&out)?;
+    let opts = RunOptions {
+        duration: args.duration,
+        tol: args.tol,
+        ..Default::default()
+    };
+    let label = scene.name.clone();
+    let steps = scene.steps_for(args.duration.unwrap_or(scene.duration));
+    let mut progress = Progress::new(steps, &label);
+    let mut runner = Runner::new(scene, &opts)?;
+    if args.obj {
+        output::write_obj(
+            &staged.file("frame_00000.obj"),
+            &runner.sim.x,
+            &runner.sim.mesh.triangles,
+        )?;
+    }
+    while !runner.done() {
+        runner.step()?;
+        if args.obj {
+            let name = format!("frame_{:05}.obj", runner.sim.step);
+            output::write_obj(
+                &staged.file(&name),
+                &runner.sim.x,
+                &runner.sim.mesh.triangles,
+            )?;
+        }
+        if runner.sim.step % runner::RECORD_CHUNK_STEPS == 0 || runner.done() {
+            runner.flush_records(&mut check)?;
+        }
+        progress.update(runner.sim.step);
+    }
+    progress.finish();
+    let summary = runner.summary(Some(check.finish()));
+    output::write_trajectory(&staged.file("trajectory.csv"), &runner.rows)?;
+    output::write_summary(&staged.file("summary.json"), &summary)?;
+    let dir = staged.commit()?;
+    print!("{}", table(std::slice::from_ref(&summary)));
+    if let Some(c) = &summary.cross_check {
+        println!("\n{c}");
+    }
+    println!(
+        "\nwrote {}/trajectory.csv and summary.json{}",
+        dir.display(),
+        if args.obj {
+            format!(" and {} OBJ frames", summary.solver.steps + 1)
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
+fn check_command(args: &CheckArgs) -> Result<(), CliError> {
+    check_positive("--duration", args.duration)?;
+    check_positive("--tol", args.tol)?;
+    let scene = Scene::load(&args.case)?;
+    let shared = backend(args.gpu)?;
+    let mut check = cross_check_for(&shared, &scene);
+    let opts = RunOptions {
+        duration: args.duration,
+        tol: args.tol,
+        ..Default::default()
+    };
+    let label = scene.name.clone();
+    run_one(scene, &opts, Some(&mut check), &label)?;
+    let report: CrossCheckReport = check.finish();
+    println!("{report}");
+    Ok(())
+}
+
+/// Runs the parsed command line.
+pub fn main_with(cli: Cli) -> Result<(), CliError> {
+    match &cli.command {
+        None => default_run(&cli.default_run),
+        Some(Command::Run(a)) => run_command(a),
+        Some(Command::Check(a)) => check_command(a),
+    }
+}

@@ -1,0 +1,6 @@
+//! Orchestration: the case runner, verdicts and output files.
+
+pub mod cli;
+pub mod output;
+pub mod runner;
+pub mod verdict;

@@ -1,0 +1,380 @@
+//! The case runner: steps a [`Simulation`] for a duration, keeps the trajectory, the solver
+//! statistics and the contact records, and gives the verdict and summary.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::app::verdict::{self, Verdict};
+use crate::contact::cross_check::{CrossCheck, CrossCheckReport};
+use crate::contact::records::{ContactRecord, push_step_records};
+use crate::energy::Vec2;
+use crate::gpu::GpuError;
+use crate::scene::Scene;
+use crate::solver::assembly::LinearSolveError;
+use crate::solver::{Simulation, SolveError, StepStats};
+
+/// Steps between two cross-check batches, so the records held in memory stay bounded.
+pub const RECORD_CHUNK_STEPS: usize = 10_000;
+
+/// Errors of a run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The solver failed a step.
+    #[error("{case}: {source}")]
+    Solve {
+        /// Case name.
+        case: String,
+        /// The step's error, with its diagnostics.
+        source: SolveError,
+    },
+    /// The solver could not be set up.
+    #[error("{case}: {source}")]
+    Setup {
+        /// Case name.
+        case: String,
+        /// Cause.
+        source: LinearSolveError,
+    },
+    /// The impulse-law post-pass failed.
+    #[error("{case}: cross-check: {source}")]
+    CrossCheck {
+        /// Case name.
+        case: String,
+        /// Cause.
+        source: GpuError,
+    },
+}
+
+/// One line of `trajectory.csv`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TrajectoryRow {
+    /// Time, s.
+    pub t: f64,
+    /// Centroid, m.
+    pub centroid_x: f64,
+    /// Centroid, m.
+    pub centroid_y: f64,
+    /// Centroid velocity, m/s.
+    pub centroid_vx: f64,
+    /// Centroid velocity, m/s.
+    pub centroid_vy: f64,
+    /// Centroid displacement since t = 0 along the downhill tangent, m.
+    pub downhill_distance: f64,
+    /// Centroid velocity along the downhill tangent, m/s.
+    pub downhill_speed: f64,
+    /// Smallest signed distance of any node to the slope, m.
+    pub min_distance: f64,
+    /// Newton iterations of the step that ended here (0 at t = 0).
+    pub newton_iterations: usize,
+    /// Final ‖p‖∞/h of that step, m/s.
+    pub final_residual: f64,
+}
+
+/// Options of a run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Simulated duration, s (default: the case's).
+    pub duration: Option<f64>,
+    /// Newton tolerance, m/s (default: the case's).
+    pub tol: Option<f64>,
+    /// Keep every step's [`StepStats`] (for invariant tests).
+    pub keep_step_stats: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            duration: None,
+            tol: None,
+            keep_step_stats: false,
+        }
+    }
+}
+
+/// Solver statistics over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SolverTotals {
+    /// Steps taken.
+    pub steps: usize,
+    /// Newton iterations over all steps.
+    pub newton_iterations: usize,
+    /// Most iterations in one step.
+    pub max_iterations_in_step: usize,
+    /// Line-search halvings over all steps.
+    pub line_search_halvings: usize,
+    /// Largest E(after) − E(before) of any accepted line search, J (≤ 0).
+    pub max_energy_increase: f64,
+    /// Smallest node-to-slope distance over the run, m.
+    pub min_distance: f64,
+    /// Symbolic factorisations (1 per run: the pattern is fixed).
+    pub symbolic_factorisations: usize,
+}
+
+/// A case being run; the viewer and the CLI drive it step by step.
+pub struct Runner {
+    /// The simulation.
+    pub sim: Simulation,
+    /// Trajectory, one row per step plus the initial state.
+    pub rows: Vec<TrajectoryRow>,
+    /// Per-step statistics (only with [`RunOptions::keep_step_stats`]).
+    pub step_stats: Vec<StepStats>,
+    /// Totals so far.
+    pub totals: SolverTotals,
+    /// Contact records not yet handed to a cross-check.
+    pub records: Vec<ContactRecord>,
+    /// Records of the last step alone (start index into `records`).
+    last_step_records: usize,
+    tol: f64,
+    steps: usize,
+    tangent: Vec2,
+    c0: Vec2,
+    keep_step_stats: bool,
+    started: Instant,
+}
+
+/// The unit tangent of the slope pointing downhill (the direction gravity pulls along it); for
+/// a slope normal to gravity, the normal rotated clockwise.
+pub fn downhill_tangent(normal: &Vec2, gravity: &Vec2) -> Vec2 {
+    let t = Vec2::new(normal.y, -normal.x);
+    if t.dot(gravity) < 0.0 { -t } else { t }
+}
+
+fn centroid(x: &[Vec2]) -> Vec2 {
+    x.iter().sum::<Vec2>() / x.len() as f64
+}
+
+impl Runner {
+    /// A runner at t = 0.
+    pub fn new(scene: Scene, opts: &RunOptions) -> Result<Runner, RunError> {
+        let duration = opts.duration.unwrap_or(scene.duration);
+        let tol = opts.tol.unwrap_or(scene.tol);
+        let steps = scene.steps_for(duration);
+        let tangent = downhill_tangent(&scene.normal, &scene.gravity);
+        let case = scene.name.clone();
+        let sim = Simulation::new(scene).map_err(|source| RunError::Setup { case, source })?;
+        let c0 = centroid(&sim.x);
+        let min_distance = sim
+            .x
+            .iter()
+            .map(|x| sim.barrier().distance(x))
+            .fold(f64::INFINITY, f64::min);
+        let mut rows = Vec::with_capacity(steps + 1);
+        rows.push(TrajectoryRow {
+            t: 0.0,
+            centroid_x: c0.x,
+            centroid_y: c0.y,
+            centroid_vx: sim.scene.velocity.x,
+            centroid_vy: sim.scene.velocity.y,
+            downhill_distance: 0.0,
+            downhill_speed: sim.scene.velocity.dot(&tangent),
+            min_distance,
+            newton_iterations: 0,
+            final_residual: 0.0,
+        });
+        Ok(Runner {
+            totals: SolverTotals {
+                min_distance,
+                max_energy_increase: f64::NEG_INFINITY,
+                symbolic_factorisations: sim.symbolic_factorisations(),
+                ..Default::default()
+            },
+            sim,
+            rows,
+            step_stats: Vec::new(),
+            records: Vec::new(),
+            last_step_records: 0,
+            tol,
+            steps,
+            tangent,
+            c0,
+            keep_step_stats: opts.keep_step_stats,
+            started: Instant::now(),
+        })
+    }
+
+    /// Steps this run takes in all.
+    pub fn total_steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Whether every step has been taken.
+    pub fn done(&self) -> bool {
+        self.sim.step >= self.steps
+    }
+
+    /// Newton tolerance in use, m/s.
+    pub fn tol(&self) -> f64 {
+        self.tol
+    }
+
+    /// The downhill unit tangent.
+    pub fn tangent(&self) -> Vec2 {
+        self.tangent
+    }
+
+    /// Takes one step, appends its row and its contact records.
+    pub fn step(&mut self) -> Result<StepStats, RunError> {
+        let stats = self
+            .sim
+            .step_with_tol(self.tol)
+            .map_err(|source| RunError::Solve {
+                case: self.sim.scene.name.clone(),
+                source,
+            })?;
+        let c = centroid(&self.sim.x);
+        let v = centroid(&self.sim.v);
+        self.rows.push(TrajectoryRow {
+            t: stats.time,
+            centroid_x: c.x,
+            centroid_y: c.y,
+            centroid_vx: v.x,
+            centroid_vy: v.y,
+            downhill_distance: (c - self.c0).dot(&self.tangent),
+            downhill_speed: v.dot(&self.tangent),
+            min_distance: stats.min_distance,
+            newton_iterations: stats.iterations,
+            final_residual: stats.residual,
+        });
+        let t = &mut self.totals;
+        t.steps += 1;
+        t.newton_iterations += stats.iterations;
+        t.max_iterations_in_step = t.max_iterations_in_step.max(stats.iterations);
+        t.line_search_halvings += stats.halvings;
+        t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
+        t.min_distance = t.min_distance.min(stats.min_distance);
+        t.symbolic_factorisations = self.sim.symbolic_factorisations();
+        self.last_step_records = self.records.len();
+        push_step_records(&self.sim, 0.0, &mut self.records);
+        if self.keep_step_stats {
+            self.step_stats.push(stats);
+        }
+        Ok(stats)
+    }
+
+    /// The contact records of the last step.
+    pub fn last_step_records(&self) -> &[ContactRecord] {
+        &self.records[self.last_step_records.min(self.records.len())..]
+    }
+
+    /// Hands the records held so far to `check` and forgets them.
+    pub fn flush_records(&mut self, check: &mut CrossCheck) -> Result<(), RunError> {
+        check
+            .push_batch(&self.records)
+            .map_err(|source| RunError::CrossCheck {
+                case: self.sim.scene.name.clone(),
+                source,
+            })?;
+        self.records.clear();
+        self.last_step_records = 0;
+        Ok(())
+    }
+
+    /// The verdict over the trajectory so far.
+    pub fn verdict(&self) -> Verdict {
+        let (t, s): (Vec<f64>, Vec<f64>) =
+            self.rows.iter().map(|r| (r.t, r.downhill_distance)).unzip();
+        verdict::verdict(&t, &s, self.sim.scene.h)
+    }
+
+    /// Mean downhill speed over the last window, m/s (`None` before one window has passed).
+    pub fn final_speed(&self) -> Option<f64> {
+        let s: Vec<f64> = self.rows.iter().map(|r| r.downhill_distance).collect();
+        verdict::window_speed(&s, s.len() - 1, self.sim.scene.h)
+    }
+
+    /// Seconds since the runner was made.
+    pub fn wall_seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// The run's summary.
+    pub fn summary(&self, cross_check: Option<CrossCheckReport>) -> Summary {
+        let sc = &self.sim.scene;
+        let last = self.rows.last().copied();
+        Summary {
+            case: sc.name.clone(),
+            source: sc.source.as_ref().map(|p| p.display().to_string()),
+            mu: sc.mu,
+            h: sc.h,
+            tol: self.tol,
+            duration: self.steps as f64 * sc.h,
+            nodes: self.sim.mesh.len(),
+            edges: self.sim.mesh.edges.len(),
+            verdict: self.verdict(),
+            verdict_rule: format!(
+                "trailing {} s window: stopped if |downhill displacement| < {} m, sliding if mean downhill speed > {} m/s (SPEC.md §2)",
+                verdict::WINDOW_S,
+                verdict::STOPPED_DISPLACEMENT_M,
+                verdict::SLIDING_SPEED_M_PER_S
+            ),
+            downhill_distance: last.map_or(0.0, |r| r.downhill_distance),
+            final_speed: self.final_speed(),
+            solver: self.totals,
+            mean_iterations_per_step: self.totals.newton_iterations as f64
+                / self.totals.steps.max(1) as f64,
+            wall_seconds: self.wall_seconds(),
+            cross_check,
+        }
+    }
+}
+
+/// `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Case name.
+    pub case: String,
+    /// Case file.
+    pub source: Option<String>,
+    /// μ.
+    pub mu: f64,
+    /// Time step, s.
+    pub h: f64,
+    /// Newton tolerance, m/s.
+    pub tol: f64,
+    /// Simulated duration, s.
+    pub duration: f64,
+    /// Nodes.
+    pub nodes: usize,
+    /// Edges.
+    pub edges: usize,
+    /// Verdict at the end.
+    pub verdict: Verdict,
+    /// The verdict's rule in words.
+    pub verdict_rule: String,
+    /// Downhill distance travelled by the centroid, m.
+    pub downhill_distance: f64,
+    /// Mean downhill speed over the last second, m/s.
+    pub final_speed: Option<f64>,
+    /// Solver statistics.
+    pub solver: SolverTotals,
+    /// Newton iterations per step.
+    pub mean_iterations_per_step: f64,
+    /// Wall time of the run, s.
+    pub wall_seconds: f64,
+    /// The impulse-law cross-check (SPEC.md §4), when run.
+    pub cross_check: Option<CrossCheckReport>,
+}
+
+/// Runs `scene` to the end; `progress(done, total)` is called after every step. Records are
+/// handed to `check` every [`RECORD_CHUNK_STEPS`] steps and at the end (or dropped without one).
+pub fn run(
+    scene: Scene,
+    opts: &RunOptions,
+    mut check: Option<&mut CrossCheck>,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Runner, RunError> {
+    let mut runner = Runner::new(scene, opts)?;
+    let total = runner.total_steps();
+    while !runner.done() {
+        runner.step()?;
+        if runner.sim.step % RECORD_CHUNK_STEPS == 0 || runner.done() {
+            match check.as_deref_mut() {
+                Some(c) => runner.flush_records(c)?,
+                None => runner.records.clear(),
+            }
+        }
+        progress(runner.sim.step, total);
+    }
+    Ok(runner)
+}
