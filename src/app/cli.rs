@@ -220,7 +220,7 @@ impl Progress {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
             self.shown = true;
         }
-        if done % 16 == 0 || self.shown {
+        if done.is_multiple_of(16) || self.shown {
             self.bar.set_position(done as u64);
         }
     }

@@ -72,7 +72,7 @@ pub struct TrajectoryRow {
 }
 
 /// Options of a run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Simulated duration, s (default: the case's).
     pub duration: Option<f64>,
@@ -82,15 +82,6 @@ pub struct RunOptions {
     pub keep_step_stats: bool,
 }
 
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            duration: None,
-            tol: None,
-            keep_step_stats: false,
-        }
-    }
-}
 
 /// Solver statistics over a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]

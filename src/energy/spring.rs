@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn closed_form_projection_matches_eigen_projection_of_the_element() {
         let k = 2e4;
-        let l2 = 0.0625;
+        let l2: f64 = 0.0625;
         for (i, s) in [0.2, 0.5, 0.577, 0.8, 1.0, 1.3, 2.0].iter().enumerate() {
             let ang = i as f64 * 0.7;
             let d = Vec2::new(ang.cos(), ang.sin()) * (s * l2.sqrt());

@@ -1,0 +1,127 @@
+//! Solver speed (`cargo bench --bench solver`).
+//!
+//! * `reference/step`: one step of the book's scene (SPEC.md §1, μ = 0.11), averaged over a
+//!   whole 8 s run (800 steps: free fall, landing, sliding, rest).
+//! * `scaling/step/n_seg`: one step of the same square refined to n_seg = 16, 64, 256, resting
+//!   on the slope (bottom edge parallel to it, at the barrier's equilibrium distance).
+//! * Before criterion runs, a table of per-iteration figures for the scaling meshes: Newton
+//!   iterations per step, time per iteration, and the share of an iteration spent in the numeric
+//!   Cholesky factorisation + solve (measured in the same run, so the ratio is meaningful on a
+//!   noisy machine).
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use nalgebra::{Rotation2, Vector2};
+use stickslip::app::runner::{RunOptions, run};
+use stickslip::scene::{CaseFile, Scene};
+use stickslip::solver::Simulation;
+
+fn case_file(name: &str) -> CaseFile {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("cases").join(name)).unwrap();
+    toml::from_str(&text).unwrap()
+}
+
+/// The reference square refined to `n_seg`, contact area side/n_seg as in SPEC.md §1.
+fn refined_scene(n_seg: usize) -> Scene {
+    let mut case = case_file("slope_mu0.11.toml");
+    case.square.n_seg = n_seg;
+    case.barrier.contact_area = case.square.side / n_seg as f64;
+    case.newton.max_iterations = 10_000;
+    Scene::from_case(&case, None).unwrap()
+}
+
+/// Node positions of the square rotated onto the slope, its bottom row at the distance where
+/// the barrier carries the square's weight (linearised: A κ (1 − s) = W cos θ / (n_seg + 1)).
+fn resting_positions(sim: &Simulation) -> Vec<Vector2<f64>> {
+    let sc = &sim.scene;
+    let n = sc.normal;
+    let angle = (-n.x).atan2(n.y);
+    let rot = Rotation2::new(angle);
+    let rotated: Vec<Vector2<f64>> = sim.mesh.x0.iter().map(|x| rot * (x - sc.centre)).collect();
+    let weight = sim.mesh.mass.iter().sum::<f64>() * sc.gravity.norm() * n.dot(&-sc.gravity.normalize());
+    let s = 1.0 - weight / ((sc.n_seg + 1) as f64 * sc.contact_area * sc.kappa);
+    let lowest = rotated.iter().map(|x| n.dot(x)).fold(f64::INFINITY, f64::min);
+    let shift = n * (s * sc.dhat - lowest) + sc.point;
+    rotated.iter().map(|x| x + shift).collect()
+}
+
+fn reference(c: &mut Criterion) {
+    let scene = Scene::from_case(&case_file("slope_mu0.11.toml"), None).unwrap();
+    let steps = scene.steps_for(scene.duration) as u32;
+    let mut g = c.benchmark_group("reference");
+    g.sample_size(30);
+    g.bench_function("step", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters.div_ceil(steps as u64) {
+                let t = Instant::now();
+                black_box(run(scene.clone(), &RunOptions::default(), None, |_, _| {}).unwrap());
+                total += t.elapsed();
+            }
+            // Per step: the runs above took iters.div_ceil(steps) × steps steps.
+            total.mul_f64(iters as f64 / (iters.div_ceil(steps as u64) * steps as u64) as f64)
+        })
+    });
+    g.finish();
+}
+
+fn scaling_table() {
+    println!("\nscaling (resting square, mu = 0.11, tol = 1e-2; 5 steps each):");
+    println!("n_seg   nodes    DOF  iters/step  ms/iteration  factor+solve ms  iteration / (factor+solve)");
+    for n_seg in [16, 64, 256] {
+        let mut sim = Simulation::new(refined_scene(n_seg)).unwrap();
+        sim.x = resting_positions(&sim);
+        sim.time_linear_solve = true;
+        let (mut iters, mut wall, mut fs) = (0usize, 0.0, 0.0);
+        let steps = 5;
+        for _ in 0..steps {
+            let t = Instant::now();
+            let s = sim.step().unwrap();
+            wall += t.elapsed().as_secs_f64();
+            iters += s.iterations + 1; // + the final direction solved to test convergence
+            fs += s.factor_solve_seconds;
+        }
+        println!(
+            "{n_seg:>5} {:>7} {:>6} {:>11.1} {:>13.2} {:>16.2} {:>27.2}   symbolic factorisations: {}",
+            sim.mesh.len(),
+            2 * sim.mesh.len(),
+            (iters - steps) as f64 / steps as f64,
+            1e3 * wall / iters as f64,
+            1e3 * fs / iters as f64,
+            wall / fs,
+            sim.symbolic_factorisations()
+        );
+    }
+    println!();
+}
+
+fn scaling(c: &mut Criterion) {
+    scaling_table();
+    let mut g = c.benchmark_group("scaling");
+    g.sample_size(10);
+    for n_seg in [16, 64, 256] {
+        let mut sim = Simulation::new(refined_scene(n_seg)).unwrap();
+        let rest = resting_positions(&sim);
+        let zero = vec![Vector2::zeros(); rest.len()];
+        g.bench_function(format!("step/{n_seg}"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    sim.x.clone_from(&rest);
+                    sim.v.clone_from(&zero);
+                    let t = Instant::now();
+                    black_box(sim.step().unwrap());
+                    total += t.elapsed();
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, reference, scaling);
+criterion_main!(benches);
