@@ -20,7 +20,12 @@ use stickslip::scene::{CaseFile, Scene};
 use stickslip::solver::Simulation;
 
 fn case_file(name: &str) -> CaseFile {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("cases").join(name)).unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cases")
+            .join(name),
+    )
+    .unwrap();
     toml::from_str(&text).unwrap()
 }
 
@@ -41,9 +46,13 @@ fn resting_positions(sim: &Simulation) -> Vec<Vector2<f64>> {
     let angle = (-n.x).atan2(n.y);
     let rot = Rotation2::new(angle);
     let rotated: Vec<Vector2<f64>> = sim.mesh.x0.iter().map(|x| rot * (x - sc.centre)).collect();
-    let weight = sim.mesh.mass.iter().sum::<f64>() * sc.gravity.norm() * n.dot(&-sc.gravity.normalize());
+    let weight =
+        sim.mesh.mass.iter().sum::<f64>() * sc.gravity.norm() * n.dot(&-sc.gravity.normalize());
     let s = 1.0 - weight / ((sc.n_seg + 1) as f64 * sc.contact_area * sc.kappa);
-    let lowest = rotated.iter().map(|x| n.dot(x)).fold(f64::INFINITY, f64::min);
+    let lowest = rotated
+        .iter()
+        .map(|x| n.dot(x))
+        .fold(f64::INFINITY, f64::min);
     let shift = n * (s * sc.dhat - lowest) + sc.point;
     rotated.iter().map(|x| x + shift).collect()
 }
@@ -70,7 +79,9 @@ fn reference(c: &mut Criterion) {
 
 fn scaling_table() {
     println!("\nscaling (resting square, mu = 0.11, tol = 1e-2; 5 steps each):");
-    println!("n_seg   nodes    DOF  iters/step  ms/iteration  factor+solve ms  iteration / (factor+solve)");
+    println!(
+        "n_seg   nodes    DOF  iters/step  ms/iteration  factor+solve ms  iteration / (factor+solve)"
+    );
     for n_seg in [16, 64, 256] {
         let mut sim = Simulation::new(refined_scene(n_seg)).unwrap();
         sim.x = resting_positions(&sim);

@@ -163,7 +163,7 @@ impl ImpulseBackend for SharedBackend {
 }
 
 fn backend(mode: GpuMode) -> Result<Arc<Mutex<Box<dyn ImpulseBackend>>>, CliError> {
-    let mask = gpu::backends_from_env(wgpu::Backends::all())?;
+    let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
     Ok(Arc::new(Mutex::new(gpu::select_impulse_backend(
         mode, mask,
     )?)))

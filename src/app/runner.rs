@@ -82,7 +82,6 @@ pub struct RunOptions {
     pub keep_step_stats: bool,
 }
 
-
 /// Solver statistics over a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct SolverTotals {
