@@ -2,5 +2,7 @@
 
 pub mod cli;
 pub mod output;
+pub mod plot;
 pub mod runner;
 pub mod verdict;
+pub mod view;

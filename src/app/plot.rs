@@ -1,0 +1,316 @@
+//! `stickslip plot`: the book's Figure 10.2.1 as a static PNG: the centroid's downhill distance
+//! and speed against time, one curve a case, two panels.
+//!
+//! The data come from [`runner::run`], the same code path as `stickslip run` (its
+//! `trajectory.csv`); `--data DIR` writes what was plotted in that file's format, one CSV a case.
+//!
+//! Text (title, axis labels, legend) is drawn in DejaVu Sans, read at run time from
+//! [`FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
+//! any text and a notice goes to stderr.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use clap::Args;
+use plotters::prelude::*;
+
+use crate::app::cli::CliError;
+use crate::app::output::{self, OutputError};
+use crate::app::runner::{self, RunError, RunOptions, TrajectoryRow};
+use crate::app::view::layout::{Rgb, case_colour};
+use crate::scene::Scene;
+
+/// Where DejaVu Sans is looked for, in order, after `$STICKSLIP_FONT` (Debian's
+/// `fonts-dejavu-core` first).
+pub const FONT_PATHS: [&str; 4] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/local/share/fonts/DejaVuSans.ttf",
+];
+
+/// The environment variable naming a TTF file to use instead of [`FONT_PATHS`].
+pub const FONT_ENV: &str = "STICKSLIP_FONT";
+
+/// The text font: the file and its bytes, if one of [`FONT_ENV`] or [`FONT_PATHS`] can be read.
+pub fn load_font() -> Option<(PathBuf, Vec<u8>)> {
+    let env = std::env::var_os(FONT_ENV).map(PathBuf::from);
+    env.into_iter()
+        .chain(FONT_PATHS.iter().map(PathBuf::from))
+        .find_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+}
+
+/// Registers the font with plotters once per process; whether text can be drawn.
+fn plotters_font() -> bool {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    *REGISTERED.get_or_init(|| match load_font() {
+        Some((path, bytes)) => {
+            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+            let ok = plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok();
+            if !ok {
+                eprintln!(
+                    "stickslip: {} is not a usable font; the figure has no text",
+                    path.display()
+                );
+            }
+            ok
+        }
+        None => {
+            eprintln!(
+                "stickslip: no DejaVu Sans found (install fonts-dejavu-core or set {FONT_ENV}); the figure has no text"
+            );
+            false
+        }
+    })
+}
+
+/// `stickslip plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Case files (default: the three built-in slope cases).
+    pub cases: Vec<PathBuf>,
+    /// The PNG to write.
+    #[arg(long, default_value = "slopes.png")]
+    pub out: PathBuf,
+    /// Also write the plotted data, one `<case file stem>.csv` a case in `trajectory.csv`'s
+    /// format, into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Simulated seconds per case (default: the case's `time.duration`).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Newton tolerance, m/s (default: the case's).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Figure width, px.
+    #[arg(long, default_value_t = 1200)]
+    pub width: u32,
+    /// Figure height, px.
+    #[arg(long, default_value_t = 900)]
+    pub height: u32,
+}
+
+/// One plotted case.
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// The legend label (μ).
+    pub label: String,
+    /// The case file's stem (the data file's name).
+    pub stem: String,
+    /// The trajectory, as `stickslip run` writes it.
+    pub rows: Vec<TrajectoryRow>,
+}
+
+/// Runs every scene with [`runner::run`] (no cross-check) and keeps its trajectory.
+pub fn run_series(scenes: Vec<Scene>, opts: &RunOptions) -> Result<Vec<Series>, RunError> {
+    scenes
+        .into_iter()
+        .enumerate()
+        .map(|(k, scene)| {
+            let label = format!("μ = {}", scene.mu);
+            let stem = scene
+                .source
+                .as_ref()
+                .and_then(|p| p.file_stem())
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| format!("case{}", k + 1));
+            let runner = runner::run(scene, opts, None, |_, _| {})?;
+            Ok(Series {
+                label,
+                stem,
+                rows: runner.rows,
+            })
+        })
+        .collect()
+}
+
+fn rgb(c: Rgb) -> RGBColor {
+    RGBColor(c[0], c[1], c[2])
+}
+
+/// Width of every curve, px.
+pub const CURVE_WIDTH: u32 = 2;
+
+/// Top of the lower panel, px from the top: the figure splits at half its height.
+pub fn panel_split(height: u32) -> u32 {
+    height / 2
+}
+
+/// Draws the two-panel figure into an RGB buffer of `width` × `height`.
+pub fn render(series: &[Series], width: u32, height: u32) -> Result<Vec<u8>, String> {
+    let text = plotters_font();
+    let mut buf = vec![255u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (top, bottom) = root.split_vertically(panel_split(height));
+        let t_end = series
+            .iter()
+            .filter_map(|s| s.rows.last().map(|r| r.t))
+            .fold(1.0f64, f64::max);
+        type Pick = fn(&TrajectoryRow) -> f64;
+        let panels: [(&DrawingArea<_, _>, &str, &str, Pick); 2] = [
+            (
+                &top,
+                "downhill distance of the centroid (m)",
+                "The square on the slope: downhill distance against time (Figure 10.2.1)",
+                |r| r.downhill_distance,
+            ),
+            (
+                &bottom,
+                "downhill speed of the centroid (m/s)",
+                "downhill speed against time",
+                |r| r.downhill_speed,
+            ),
+        ];
+        for (area, y_desc, title, pick) in panels {
+            let (lo, hi) = series
+                .iter()
+                .flat_map(|s| s.rows.iter().map(pick))
+                .fold((0.0f64, 0.1f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+            let pad = 0.05 * (hi - lo);
+            let mut builder = ChartBuilder::on(area);
+            builder.margin(14);
+            if text {
+                builder
+                    .caption(title, ("sans-serif", 22))
+                    .x_label_area_size(40)
+                    .y_label_area_size(64);
+            } else {
+                builder.x_label_area_size(8).y_label_area_size(8);
+            }
+            let mut chart = builder
+                .build_cartesian_2d(0.0..t_end, (lo - pad)..(hi + pad))
+                .map_err(|e| e.to_string())?;
+            let mut mesh = chart.configure_mesh();
+            mesh.light_line_style(RGBColor(235, 235, 235));
+            if text {
+                mesh.x_desc("t (s)")
+                    .y_desc(y_desc)
+                    .label_style(("sans-serif", 15))
+                    .axis_desc_style(("sans-serif", 16));
+            } else {
+                mesh.x_labels(0).y_labels(0);
+            }
+            mesh.draw().map_err(|e| e.to_string())?;
+            for (k, s) in series.iter().enumerate() {
+                let colour = rgb(case_colour(k));
+                let drawn = chart
+                    .draw_series(LineSeries::new(
+                        s.rows.iter().map(|r| (r.t, pick(r))),
+                        colour.stroke_width(CURVE_WIDTH),
+                    ))
+                    .map_err(|e| e.to_string())?;
+                if text {
+                    drawn.label(s.label.clone()).legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 24, y)], colour.stroke_width(3))
+                    });
+                }
+            }
+            if text {
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::UpperLeft)
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 16))
+                    .draw()
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(buf)
+}
+
+/// Writes an 8-bit RGB PNG to a temporary name beside `path`, renamed into place on success.
+pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> Result<(), OutputError> {
+    let fail = |source: std::io::Error| OutputError {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| fail(std::io::Error::other("not a file name")))?;
+    let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let file = std::fs::File::create(&tmp)?;
+        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(rgb)
+            .map_err(std::io::Error::other)?;
+        writer.finish().map_err(std::io::Error::other)?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
+}
+
+/// Runs `stickslip plot`.
+pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
+    for (option, value) in [("--duration", args.duration), ("--tol", args.tol)] {
+        if let Some(v) = value
+            && !(v.is_finite() && v > 0.0)
+        {
+            return Err(CliError::Option {
+                option: option.into(),
+                rule: "must be finite and > 0".into(),
+                value: v.to_string(),
+            });
+        }
+    }
+    for (option, v) in [("--width", args.width), ("--height", args.height)] {
+        if !(200..=8000).contains(&v) {
+            return Err(CliError::Option {
+                option: option.into(),
+                rule: "must be between 200 and 8000 px".into(),
+                value: v.to_string(),
+            });
+        }
+    }
+    let scenes = crate::app::view::load_cases(&args.cases)?;
+    let opts = RunOptions {
+        duration: args.duration,
+        tol: args.tol,
+        ..Default::default()
+    };
+    let series = run_series(scenes, &opts)?;
+    let rgb = render(&series, args.width, args.height).map_err(|e| {
+        CliError::Output(OutputError {
+            path: args.out.clone(),
+            source: std::io::Error::other(format!("drawing the figure: {e}")),
+        })
+    })?;
+    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| OutputError {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    write_png(&args.out, &rgb, args.width, args.height)?;
+    if let Some(dir) = &args.data {
+        let staged = output::StagedDir::new(dir)?;
+        for s in &series {
+            output::write_trajectory(&staged.file(&format!("{}.csv", s.stem)), &s.rows)?;
+        }
+        staged.commit()?;
+    }
+    for s in &series {
+        let last = s.rows.last().map_or(0.0, |r| r.downhill_distance);
+        println!("{}: {} steps, downhill {last:.4} m", s.label, s.rows.len() - 1);
+    }
+    println!(
+        "wrote {}{}",
+        args.out.display(),
+        args.data
+            .as_ref()
+            .map_or(String::new(), |d| format!(" and the data in {}", d.display()))
+    );
+    Ok(())
+}
