@@ -10,8 +10,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::app::output::{self, OutputError, StagedDir};
 use crate::app::plot::{self, PlotArgs};
-use crate::app::view::{self, ViewArgs, ViewError};
 use crate::app::runner::{self, RunError, RunOptions, Runner, Summary};
+use crate::app::view::{self, ViewArgs, ViewError};
 use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
 use crate::gpu::{self, AdapterSummary, GpuError, GpuMode};
@@ -148,8 +148,11 @@ impl CliError {
     }
 }
 
+/// The impulse-law backend of the process, shared by the cross-checks of several cases.
+type SharedLaw = Arc<Mutex<Box<dyn ImpulseBackend>>>;
+
 /// One backend shared by the cross-checks of several cases (one GPU context per process).
-struct SharedBackend(Arc<Mutex<Box<dyn ImpulseBackend>>>);
+struct SharedBackend(SharedLaw);
 
 impl ImpulseBackend for SharedBackend {
     fn name(&self) -> String {
@@ -176,7 +179,7 @@ impl ImpulseBackend for SharedBackend {
 /// The setup includes one warm-up batch of a single contact, so that the one-time costs of the
 /// first batch (buffer creation, the driver's first use of the pipeline) are paid here rather
 /// than inside the first case's post-pass; the default run prints this time beside the table.
-fn backend(mode: GpuMode) -> Result<(Arc<Mutex<Box<dyn ImpulseBackend>>>, f64), CliError> {
+fn backend(mode: GpuMode) -> Result<(SharedLaw, f64), CliError> {
     let clock = Instant::now();
     let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
     let mut backend = gpu::select_impulse_backend(mode, mask)?;
@@ -190,7 +193,7 @@ fn backend(mode: GpuMode) -> Result<(Arc<Mutex<Box<dyn ImpulseBackend>>>, f64), 
     Ok((Arc::new(Mutex::new(backend)), clock.elapsed().as_secs_f64()))
 }
 
-fn cross_check_for(shared: &Arc<Mutex<Box<dyn ImpulseBackend>>>, scene: &Scene) -> CrossCheck {
+fn cross_check_for(shared: &SharedLaw, scene: &Scene) -> CrossCheck {
     CrossCheck::new(
         Box::new(SharedBackend(shared.clone())),
         CrossCheckConfig {
