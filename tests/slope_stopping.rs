@@ -16,18 +16,28 @@ const DURATION_S: f64 = 10.0;
 const TOLERANCES: [f64; 2] = [1e-2, 1e-4];
 
 fn run_case(file: &str, tol: f64) -> Runner {
-    let scene = Scene::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("cases")
-            .join(file),
-    )
-    .unwrap();
+    let scene = Scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("cases").join(file)).unwrap();
     let opts = RunOptions {
         duration: Some(DURATION_S),
         tol: Some(tol),
         keep_step_stats: true,
     };
-    run(scene, &opts, None, |_, _| {}).unwrap_or_else(|e| panic!("{file} at tol {tol}: {e}"))
+    let mut r = Runner::new(scene, &opts).unwrap();
+    while !r.done() {
+        r.step().unwrap_or_else(|e| panic!("{file} at tol {tol}: {e}"));
+        // Independently of the line search's own bookkeeping: the step's incremental potential
+        // (its x̃, xⁿ and lagged μλ) is no higher at x^{n+1} than at xⁿ, the point Newton
+        // started from, since every accepted line-search step decreased it.
+        let e_start = r.sim.energy_at(r.sim.previous_positions());
+        let e_end = r.sim.energy_at(&r.sim.x);
+        assert!(
+            e_end <= e_start,
+            "{file} tol {tol} step {}: E rose from {e_start} to {e_end} J",
+            r.sim.step
+        );
+        r.records.clear();
+    }
+    r
 }
 
 /// Every step: converged (the run returned Ok, and the final residual is under tol), no node at
