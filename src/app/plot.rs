@@ -303,14 +303,19 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
     }
     for s in &series {
         let last = s.rows.last().map_or(0.0, |r| r.downhill_distance);
-        println!("{}: {} steps, downhill {last:.4} m", s.label, s.rows.len() - 1);
+        println!(
+            "{}: {} steps, downhill {last:.4} m",
+            s.label,
+            s.rows.len() - 1
+        );
     }
     println!(
         "wrote {}{}",
         args.out.display(),
-        args.data
-            .as_ref()
-            .map_or(String::new(), |d| format!(" and the data in {}", d.display()))
+        args.data.as_ref().map_or(String::new(), |d| format!(
+            " and the data in {}",
+            d.display()
+        ))
     );
     Ok(())
 }

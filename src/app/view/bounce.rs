@@ -217,11 +217,11 @@ impl Bounce {
         self.step += 1;
         let step = self.step;
         if flight_start {
-            for i in 0..3 {
-                self.top[i] = if bounce == 0 {
+            for (top, after) in self.top.iter_mut().zip(out) {
+                *top = if bounce == 0 {
                     DROP
                 } else {
-                    let rising = out[i][2];
+                    let rising = after[2];
                     rising * rising / (2.0 * GRAVITY)
                 };
             }
@@ -289,8 +289,7 @@ impl Bounce {
             format!("{away:?} came back as {:?}", out[4])
         });
         // Check 5: the limits, exact but the slowed slide.
-        let [elastic, plastic, smooth, slowed, stopped] =
-            [out[5], out[6], out[7], out[8], out[9]];
+        let [elastic, plastic, smooth, slowed, stopped] = [out[5], out[6], out[7], out[8], out[9]];
         let limits = elastic == [1.5, 0.0, 2.0]
             && plastic == [1.5, 0.0, 0.0]
             && smooth[0] == 1.5

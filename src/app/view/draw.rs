@@ -15,7 +15,9 @@ use macroquad::window::{Conf, clear_background, next_frame, screen_height, scree
 
 use super::bounce::{self, Bounce};
 use super::lamps::{LampState, LampStrip};
-use super::layout::{self, Camera, ChartMap, Layout, Rect, Rgb};
+use super::layout::{
+    self, BALL_RADIUS_M, Camera, ChartMap, Layout, Rect, Rgb, ball_centre, bounce_camera,
+};
 use super::slope::{NodeState, SlopeCase};
 use super::{ViewConfig, ViewError, ViewScene};
 use crate::app::verdict::Verdict;
@@ -37,10 +39,6 @@ pub const NODE_RADIUS: f32 = 5.0;
 pub const MESH_THICKNESS: f32 = 2.0;
 /// Slope line thickness, px.
 pub const SLOPE_THICKNESS: f32 = 3.0;
-/// Ball radius in the bounce scene, m.
-pub const BALL_RADIUS_M: f64 = 0.08;
-/// World x of the three balls, m.
-pub const BALL_X_M: [f64; 3] = [-0.9, 0.0, 0.9];
 
 /// The window's configuration.
 pub(crate) fn window_conf() -> Conf {
@@ -212,19 +210,20 @@ fn slope_scene(cases: &[SlopeCase], sel: usize, forces: bool, rect: Rect, pen: &
     fill(rect, colour(layout::SKY));
     world_grid(&cam, pen);
     ground(&cam, &sc.normal, &sc.point);
-    // The other loaded cases, faint, in their chart colours.
+    // The other loaded cases' outlines, faint, in their chart colours.
+    let outline = super::slope::boundary_edges(&case.runner.sim.mesh.triangles);
     for (k, other) in cases.iter().enumerate() {
-        if k == sel {
+        if k == sel || other.runner.sim.mesh.triangles != case.runner.sim.mesh.triangles {
             continue;
         }
-        let c = faded(layout::case_colour(k), 0.45);
-        for &[a, b] in &other.runner.sim.mesh.edges {
+        let c = faded(layout::case_colour(k), 0.7);
+        for &[a, b] in &outline {
             let (pa, pb) = (
                 cam.to_screen(&other.runner.sim.x[a]),
                 cam.to_screen(&other.runner.sim.x[b]),
             );
             if rect.contains(pa.0, pa.1) && rect.contains(pb.0, pb.1) {
-                line(pa, pb, 1.0, c);
+                line(pa, pb, 1.5, c);
             }
         }
     }
@@ -303,26 +302,6 @@ fn slope_scene(cases: &[SlopeCase], sel: usize, forces: bool, rect: Rect, pen: &
     frame(rect, ink);
 }
 
-/// The bounce scene's camera: the floor (z = 0) near the bottom, the drop height near the top.
-pub fn bounce_camera(rect: Rect) -> Camera {
-    let height_m = bounce::DROP as f64 * 1.3;
-    Camera {
-        rect,
-        centre: Vec2::new(0.0, 0.5 * height_m - 0.12 * bounce::DROP as f64),
-        scale: rect.h as f64 / height_m,
-    }
-}
-
-/// The floor of the bounce scene as a screen segment.
-pub fn bounce_floor(cam: &Camera) -> Option<[(f32, f32); 2]> {
-    layout::slope_segment(cam, &Vec2::new(0.0, 1.0), &Vec2::zeros())
-}
-
-/// Screen centre of ball `i` at height `h` (m): its bottom touches the floor at h = 0.
-pub fn ball_centre(cam: &Camera, i: usize, h: f32) -> (f32, f32) {
-    cam.to_screen(&Vec2::new(BALL_X_M[i], h as f64 + BALL_RADIUS_M))
-}
-
 fn bounce_scene(b: &Bounce, rect: Rect, pen: &Pen) {
     let cam = bounce_camera(rect);
     fill(rect, colour(layout::SKY));
@@ -392,7 +371,7 @@ fn axes(
     while v <= x.1 + 1e-9 {
         let (sx, _) = map.to_screen(v, y.0);
         line((sx, area.y), (sx, area.y + area.h), 1.0, grid);
-        let t = format!("{}", (v * 1e6).round() / 1e6);
+        let t = format!("{}", (v * 1e6).round() / 1e6 + 0.0);
         let w = pen.width(&t, 14);
         pen.text(&t, sx - 0.5 * w, area.y + area.h + 15.0, 14, ink);
         v += xs;
@@ -402,13 +381,14 @@ fn axes(
     while v <= y.1 + 1e-9 {
         let (_, sy) = map.to_screen(x.0, v);
         line((area.x, sy), (area.x + area.w, sy), 1.0, grid);
-        let t = format!("{}", (v * 1e6).round() / 1e6);
+        let t = format!("{}", (v * 1e6).round() / 1e6 + 0.0);
         let w = pen.width(&t, 14);
         pen.text(&t, area.x - w - 6.0, sy + 5.0, 14, ink);
         v += ys;
     }
     frame(area, ink);
-    pen.text(title, area.x, panel.y + 18.0, 16, ink);
+    let y_w = pen.width(y_label, 14);
+    pen.text(title, panel.x + 6.0 + y_w + 40.0, panel.y + 18.0, 16, ink);
     let w = pen.width(x_label, 14);
     pen.text(
         x_label,
@@ -523,7 +503,12 @@ fn bounce_chart(b: &Bounce, panel: Rect, pen: &Pen) {
             if let Some(q) = prev
                 && p.0 >= q.0
             {
-                line(map.to_screen(q.0, q.1), map.to_screen(p.0, p.1), 2.0, colour(c));
+                line(
+                    map.to_screen(q.0, q.1),
+                    map.to_screen(p.0, p.1),
+                    2.0,
+                    colour(c),
+                );
             }
             prev = Some(p);
         }
@@ -534,7 +519,7 @@ fn bounce_chart(b: &Bounce, panel: Rect, pen: &Pen) {
         }
         entries.push((c, format!("e = {e}"), false));
     }
-    entries.push((layout::TEXT, "○ e^(2n) × drop".into(), false));
+    entries.push((layout::TEXT, "○ 2 m × e^(2n)".into(), false));
     legend(panel, &entries, pen);
 }
 
@@ -551,7 +536,13 @@ fn lamp_strip(strip: &LampStrip, rect: Rect, pen: &Pen) {
             LampState::Red { .. } => layout::LAMP_RED,
             LampState::Pending => layout::LAMP_PENDING,
         };
-        draw_rectangle(rect.x + 10.0 + k as f32 * w, rect.y + 8.0, w - 6.0, 16.0, colour(c));
+        draw_rectangle(
+            rect.x + 10.0 + k as f32 * w,
+            rect.y + 8.0,
+            w - 6.0,
+            16.0,
+            colour(c),
+        );
     }
     let mut y = rect.y + 42.0;
     for lamp in &strip.lamps {
@@ -581,9 +572,18 @@ fn hud_lines(rect: Rect, lines: &[String], pen: &Pen) {
     frame(rect, ink);
     let mut y = rect.y + 22.0;
     for (k, l) in lines.iter().enumerate() {
-        pen.text(l, rect.x + 10.0, y, if k == 0 { 18 } else { 16 }, ink);
+        let size = if k == 0 { 18 } else { 16 };
+        let mut l = l.clone();
+        while l.chars().count() > 8 && pen.width(&l, size) > rect.w - 16.0 {
+            l.pop();
+        }
+        pen.text(&l, rect.x + 10.0, y, size, ink);
         y += if l.is_empty() { 8.0 } else { 21.0 };
     }
+}
+
+fn percent(f: Option<f64>) -> String {
+    f.map_or_else(|| "n/a".into(), |f| format!("{:.2} %", 100.0 * f))
 }
 
 fn verdict_text(v: Verdict) -> String {
@@ -616,7 +616,7 @@ fn slope_hud(cases: &[SlopeCase], sel: usize, status: &str, backend: &str, rect:
         ),
         match (c.last, row) {
             (Some(s), _) => format!(
-                "Newton: {} iterations, residual {:.2e} m/s (tol {:.0e})",
+                "Newton: {} iter., residual {:.1e} m/s (tol {:.0e})",
                 s.iterations,
                 s.residual,
                 c.runner.tol()
@@ -633,8 +633,10 @@ fn slope_hud(cases: &[SlopeCase], sel: usize, status: &str, backend: &str, rect:
         format!("verdict: {}", verdict_text(c.verdict())),
         format!("contact nodes: {sticking} sticking, {sliding} sliding"),
         format!(
-            "cross-check: {}  (≥ 1 s: {})",
-            c.agreement, c.late_agreement
+            "cross-check: {} of {}, ≥ 1 s {}",
+            percent(c.agreement.fraction),
+            c.agreement.total,
+            percent(c.late_agreement.fraction),
         ),
         format!("impulse law on {backend}"),
     ];
@@ -668,10 +670,7 @@ fn bounce_hud(b: &Bounce, status: &str, backend: &str, rect: Rect, pen: &Pen) {
             b.worst_bounce_error,
             bounce::BOUNCE_REL_TOL
         ),
-        format!(
-            "tilted: e = {:.3}, μ = {:.3}",
-            t.restitution, t.friction
-        ),
+        format!("tilted: e = {:.3}, μ = {:.3}", t.restitution, t.friction),
         format!(
             "  normal speed in {:.4}, out {:.4} m/s",
             t.normal_before(),
@@ -693,8 +692,7 @@ fn norm3(v: [f32; 3]) -> f32 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
-const HELP: &str =
-    "space pause · → one step · R reset · 1/2/3 case · +/− speed · F force arrows · S screenshot · Esc quit";
+const HELP: &str = "space pause · → one step · R reset · 1/2/3 case · +/− speed · F force arrows · S screenshot · Esc quit";
 
 /// Writes the current frame as an RGB PNG: to a temporary name beside `path`, renamed on success.
 fn save_screenshot(path: &Path) -> Result<(), ViewError> {
@@ -808,7 +806,13 @@ fn draw_all(scene: &ViewScene, sel: usize, forces: bool, status: &str, pen: &Pen
             bounce_chart(bounce, lay.chart, pen);
         }
     }
-    pen.text(HELP, lay.help.x, lay.help.y + 16.0, 16, colour(layout::TEXT));
+    pen.text(
+        HELP,
+        lay.help.x,
+        lay.help.y + 16.0,
+        16,
+        colour(layout::TEXT),
+    );
     lay
 }
 

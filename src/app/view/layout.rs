@@ -236,12 +236,10 @@ pub fn clip_segment(r: Rect, a: (f32, f32), b: (f32, f32)) -> Option<[(f32, f32)
             }
         }
     }
-    (t0 <= t1).then(|| {
-        [
-            (a.0 + t0 * dx, a.1 + t0 * dy),
-            (a.0 + t1 * dx, a.1 + t1 * dy),
-        ]
-    })
+    (t0 <= t1).then_some([
+        (a.0 + t0 * dx, a.1 + t0 * dy),
+        (a.0 + t1 * dx, a.1 + t1 * dy),
+    ])
 }
 
 /// Margins of a chart's plotting area inside its panel, px: left, top, right, bottom (room for
@@ -304,6 +302,29 @@ pub fn nice_step(span: f64, target: f64) -> f64 {
         10.0
     };
     nice * mag
+}
+
+/// Ball radius in the bounce scene, m.
+pub const BALL_RADIUS_M: f64 = 0.08;
+/// World x of the three balls of the bounce scene, m.
+pub const BALL_X_M: [f64; 3] = [-0.9, 0.0, 0.9];
+
+/// The bounce scene's camera: the floor (z = 0) near the bottom, the drop height near the top.
+pub fn bounce_camera(rect: Rect) -> Camera {
+    let height_m = crate::app::view::bounce::DROP as f64 * 1.3;
+    Camera {
+        rect,
+        centre: Vec2::new(
+            0.0,
+            0.5 * height_m - 0.12 * crate::app::view::bounce::DROP as f64,
+        ),
+        scale: rect.h as f64 / height_m,
+    }
+}
+
+/// Screen centre of ball `i` at height `h` (m): its bottom touches the floor at h = 0.
+pub fn ball_centre(cam: &Camera, i: usize, h: f32) -> (f32, f32) {
+    cam.to_screen(&Vec2::new(BALL_X_M[i], h as f64 + BALL_RADIUS_M))
 }
 
 #[cfg(test)]

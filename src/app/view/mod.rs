@@ -177,14 +177,17 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
     if args.select == 0 || (args.scene == SceneKind::Slope && args.select > scenes.len()) {
         return Err(bad_option(
             "--select",
-            &format!("must be between 1 and the number of cases ({})", scenes.len().max(1)),
+            &format!(
+                "must be between 1 and the number of cases ({})",
+                scenes.len().max(1)
+            ),
             args.select,
         ));
     }
     if !display_available() {
         return Err(ViewError::NoDisplay.into());
     }
-    let mask = gpu::backends_from_env(wgpu::Backends::all())?;
+    let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
     let backend = gpu::select_impulse_backend(args.gpu, mask)?;
     let scene = match args.scene {
         SceneKind::Slope => {

@@ -1,0 +1,113 @@
+//! `stickslip plot`: a two-panel PNG with one distinguishable curve a case, drawn from the same
+//! runner as `stickslip run` (the plotted data equal `run`'s `trajectory.csv` exactly).
+
+use std::path::Path;
+use std::process::Command;
+
+use stickslip::app::output::read_trajectory;
+use stickslip::app::plot;
+use stickslip::app::view::layout::{Rgb, case_colour};
+
+const BIN: &str = env!("CARGO_BIN_EXE_stickslip");
+/// Channel tolerance for "this pixel is the curve's colour": plotters draws the 2 px lines with
+/// flat colour, anti-aliased only at their edges.
+const CHANNEL_TOL: i32 = 10;
+/// A curve covers at least this share of its panel's width: 8 s of data across the time axis
+/// (a legend swatch covers about 2 %).
+const MIN_SPAN: f64 = 0.6;
+
+fn read_png(path: &Path) -> (usize, usize, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    buf.truncate(info.buffer_size());
+    (info.width as usize, info.height as usize, buf)
+}
+
+#[test]
+fn plot_draws_three_curves_from_the_runs_trajectories() {
+    let dir = tempfile::tempdir().unwrap();
+    let fig = dir.path().join("fig.png");
+    let data = dir.path().join("data");
+    let o = Command::new(BIN)
+        .arg("plot")
+        .arg("--out")
+        .arg(&fig)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let (w, h, rgb) = read_png(&fig);
+    assert_eq!((w, h), (1200, 900));
+
+    let split = plot::panel_split(h as u32) as usize;
+    for (panel, rows) in [("distance", 0..split), ("speed", split..h)] {
+        for k in 0..3 {
+            let c: Rgb = case_colour(k);
+            let mut n = 0usize;
+            let (mut lo, mut hi) = (w, 0);
+            for y in rows.clone() {
+                for x in 0..w {
+                    let i = 3 * (y * w + x);
+                    if (0..3).all(|j| (rgb[i + j] as i32 - c[j] as i32).abs() <= CHANNEL_TOL) {
+                        n += 1;
+                        lo = lo.min(x);
+                        hi = hi.max(x);
+                    }
+                }
+            }
+            assert!(n > 300, "{panel} panel: curve {k} has {n} pixels");
+            let span = (hi.saturating_sub(lo)) as f64 / w as f64;
+            assert!(
+                span >= MIN_SPAN,
+                "{panel} panel: curve {k} spans {span:.2} of the width"
+            );
+        }
+    }
+
+    // Same runner as `run`: the data plotted equal run's trajectory.csv, row for row.
+    for stem in ["slope_mu0.10", "slope_mu0.11", "slope_mu0.20"] {
+        let out = dir.path().join(format!("run_{stem}"));
+        let case = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("cases/{stem}.toml"));
+        let o = Command::new(BIN)
+            .arg("run")
+            .arg(&case)
+            .arg("--out")
+            .arg(&out)
+            .args(["--gpu", "off"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let ran = read_trajectory(&out.join("trajectory.csv")).unwrap();
+        let plotted = read_trajectory(&data.join(format!("{stem}.csv"))).unwrap();
+        assert_eq!(ran.len(), 801, "8 s at h = 0.01 s and t = 0");
+        assert_eq!(plotted, ran, "{stem}");
+    }
+    // The three curves separate (Figure 10.2.1): μ = 0.1 goes furthest, μ = 0.2 least.
+    let last = |stem: &str| {
+        read_trajectory(&data.join(format!("{stem}.csv")))
+            .unwrap()
+            .last()
+            .unwrap()
+            .downhill_distance
+    };
+    assert!(last("slope_mu0.10") > last("slope_mu0.11"));
+    assert!(last("slope_mu0.11") > last("slope_mu0.20"));
+}
+
+#[test]
+fn plot_fails_cleanly_on_a_bad_case_and_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let fig = dir.path().join("fig.png");
+    let o = Command::new(BIN)
+        .args(["plot", "no/such/case.toml", "--out"])
+        .arg(&fig)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(!fig.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
