@@ -16,7 +16,12 @@ const DURATION_S: f64 = 10.0;
 const TOLERANCES: [f64; 2] = [1e-2, 1e-4];
 
 fn run_case(file: &str, tol: f64) -> Runner {
-    let scene = Scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("cases").join(file)).unwrap();
+    let scene = Scene::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cases")
+            .join(file),
+    )
+    .unwrap();
     let opts = RunOptions {
         duration: Some(DURATION_S),
         tol: Some(tol),
@@ -24,7 +29,8 @@ fn run_case(file: &str, tol: f64) -> Runner {
     };
     let mut r = Runner::new(scene, &opts).unwrap();
     while !r.done() {
-        r.step().unwrap_or_else(|e| panic!("{file} at tol {tol}: {e}"));
+        r.step()
+            .unwrap_or_else(|e| panic!("{file} at tol {tol}: {e}"));
         // Independently of the line search's own bookkeeping: the step's incremental potential
         // (its x̃, xⁿ and lagged μλ) is no higher at x^{n+1} than at xⁿ, the point Newton
         // started from, since every accepted line-search step decreased it.

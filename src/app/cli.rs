@@ -2,7 +2,6 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
@@ -13,8 +12,8 @@ use crate::app::plot::{self, PlotArgs};
 use crate::app::runner::{self, RunError, RunOptions, Runner, Summary};
 use crate::app::view::{self, ViewArgs, ViewError};
 use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
-use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
-use crate::gpu::{self, AdapterSummary, GpuError, GpuMode};
+use crate::contact::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
+use crate::gpu::{self, GpuError, GpuMode};
 use crate::scene::{CaseError, Scene};
 
 /// The three slope cases of SPEC.md §1, built into the binary from `cases/`.
@@ -148,38 +147,12 @@ impl CliError {
     }
 }
 
-/// The impulse-law backend of the process, shared by the cross-checks of several cases.
-type SharedLaw = Arc<Mutex<Box<dyn ImpulseBackend>>>;
-
-/// One backend shared by the cross-checks of several cases (one GPU context per process).
-struct SharedBackend(SharedLaw);
-
-impl ImpulseBackend for SharedBackend {
-    fn name(&self) -> String {
-        self.0
-            .lock()
-            .map(|b| b.name())
-            .unwrap_or_else(|_| "poisoned".into())
-    }
-    fn adapter(&self) -> Option<AdapterSummary> {
-        self.0.lock().ok().and_then(|b| b.adapter())
-    }
-    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
-        match self.0.lock() {
-            Ok(mut b) => b.apply(inputs, out),
-            Err(_) => Err(GpuError::ReadBack(
-                "impulse backend poisoned by an earlier panic".into(),
-            )),
-        }
-    }
-}
-
 /// The impulse-law backend for `mode`, made once per process, and the seconds its setup took.
 ///
 /// The setup includes one warm-up batch of a single contact, so that the one-time costs of the
 /// first batch (buffer creation, the driver's first use of the pipeline) are paid here rather
 /// than inside the first case's post-pass; the default run prints this time beside the table.
-fn backend(mode: GpuMode) -> Result<(SharedLaw, f64), CliError> {
+fn backend(mode: GpuMode) -> Result<(SharedBackend, f64), CliError> {
     let clock = Instant::now();
     let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
     let mut backend = gpu::select_impulse_backend(mode, mask)?;
@@ -190,12 +163,12 @@ fn backend(mode: GpuMode) -> Result<(SharedLaw, f64), CliError> {
         0.5,
     )];
     backend.apply(&warm_up, &mut Vec::with_capacity(1))?;
-    Ok((Arc::new(Mutex::new(backend)), clock.elapsed().as_secs_f64()))
+    Ok((SharedBackend::new(backend), clock.elapsed().as_secs_f64()))
 }
 
-fn cross_check_for(shared: &SharedLaw, scene: &Scene) -> CrossCheck {
+fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
     CrossCheck::new(
-        Box::new(SharedBackend(shared.clone())),
+        Box::new(shared.clone()),
         CrossCheckConfig {
             eps_v: scene.eps_v,
             late_from_s: 1.0,
@@ -354,7 +327,7 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
         let runner = run_one(scene, &opts, Some(&mut check), &label)?;
         summaries.push(runner.summary(Some(check.finish())));
     }
-    let adapter = shared.lock().map(|b| b.name()).unwrap_or_default();
+    let adapter = shared.name();
     println!(
         "stickslip: the square on the slope (SPEC.md §1), {} s per case, h = {} s, tol = {} m/s",
         args.duration, summaries[0].h, summaries[0].tol

@@ -22,6 +22,8 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
+use std::sync::{Arc, Mutex};
+
 use crate::gpu::{AdapterSummary, GpuError};
 
 /// The impulse contact law in binary32 (SPEC.md §3), written exactly as seed 000's kernel.
@@ -300,5 +302,37 @@ mod tests {
         assert_eq!(one.len(), inputs.len());
         let bits = |v: &Vec<[f32; 3]>| v.iter().map(|c| c.map(f32::to_bits)).collect::<Vec<_>>();
         assert_eq!(bits(&one), bits(&many));
+    }
+}
+
+/// One backend shared by several users, e.g. the cross-checks of every case of a process, so
+/// that one GPU context serves them all. Cloning shares the same backend.
+#[derive(Clone)]
+pub struct SharedBackend(pub Arc<Mutex<Box<dyn ImpulseBackend>>>);
+
+impl SharedBackend {
+    /// Shares `backend`.
+    pub fn new(backend: Box<dyn ImpulseBackend>) -> Self {
+        Self(Arc::new(Mutex::new(backend)))
+    }
+}
+
+impl ImpulseBackend for SharedBackend {
+    fn name(&self) -> String {
+        self.0
+            .lock()
+            .map(|b| b.name())
+            .unwrap_or_else(|_| "poisoned".into())
+    }
+    fn adapter(&self) -> Option<AdapterSummary> {
+        self.0.lock().ok().and_then(|b| b.adapter())
+    }
+    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
+        match self.0.lock() {
+            Ok(mut b) => b.apply(inputs, out),
+            Err(_) => Err(GpuError::ReadBack(
+                "impulse backend poisoned by an earlier panic".into(),
+            )),
+        }
     }
 }

@@ -20,12 +20,12 @@ pub mod slope;
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::{Arc, Mutex};
 
 use clap::{Args, ValueEnum};
 
 use crate::app::cli::{BUILTIN_CASES, CliError};
 use crate::app::runner::RunOptions;
+use crate::contact::impulse_law::SharedBackend;
 use crate::gpu::{self, GpuMode};
 use crate::scene::Scene;
 
@@ -192,7 +192,7 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
     let scene = match args.scene {
         SceneKind::Slope => {
             let backend_name = backend.name();
-            let shared = slope::SharedBackend(Arc::new(Mutex::new(backend)));
+            let shared = SharedBackend::new(backend);
             let opts = RunOptions {
                 duration: args.duration,
                 ..Default::default()

@@ -2,14 +2,11 @@
 //! lamps, and what the drawing reads (node states, forces). Nothing here draws; the drawing code
 //! only reads this state.
 
-use std::sync::{Arc, Mutex};
-
 use crate::app::runner::{RunError, RunOptions, Runner};
 use crate::app::verdict::Verdict;
 use crate::contact::cross_check::{Agreement, CrossCheck, CrossCheckConfig};
-use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
+use crate::contact::impulse_law::SharedBackend;
 use crate::energy::Vec2;
-use crate::gpu::{AdapterSummary, GpuError};
 use crate::scene::Scene;
 use crate::solver::StepStats;
 
@@ -27,30 +24,6 @@ pub const SLOPE_LAMPS: [&str; 4] = [
     "cross-check: 98 % floor within reach",
     "cross-check: 99 % floor from 1 s within reach",
 ];
-
-/// One impulse-law backend shared by the cross-checks of every loaded case.
-#[derive(Clone)]
-pub struct SharedBackend(pub Arc<Mutex<Box<dyn ImpulseBackend>>>);
-
-impl ImpulseBackend for SharedBackend {
-    fn name(&self) -> String {
-        self.0
-            .lock()
-            .map(|b| b.name())
-            .unwrap_or_else(|_| "poisoned".into())
-    }
-    fn adapter(&self) -> Option<AdapterSummary> {
-        self.0.lock().ok().and_then(|b| b.adapter())
-    }
-    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
-        match self.0.lock() {
-            Ok(mut b) => b.apply(inputs, out),
-            Err(_) => Err(GpuError::ReadBack(
-                "impulse backend poisoned by an earlier panic".into(),
-            )),
-        }
-    }
-}
 
 /// What a node of the mesh is doing, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
