@@ -107,7 +107,8 @@ pub fn run_series(scenes: Vec<Scene>, opts: &RunOptions) -> Result<Vec<Series>, 
         .into_iter()
         .enumerate()
         .map(|(k, scene)| {
-            let label = format!("μ = {}", scene.mu);
+            let tol = opts.tol.unwrap_or(scene.tol);
+            let label = format!("μ = {}, tol = {tol:e} m/s", scene.mu);
             let stem = scene
                 .source
                 .as_ref()
@@ -149,21 +150,25 @@ pub fn render(series: &[Series], width: u32, height: u32) -> Result<Vec<u8>, Str
             .filter_map(|s| s.rows.last().map(|r| r.t))
             .fold(1.0f64, f64::max);
         type Pick = fn(&TrajectoryRow) -> f64;
-        let panels: [(&DrawingArea<_, _>, &str, &str, Pick); 2] = [
+        // Legends where the curves are not: upper left above the distances (which start at 0),
+        // middle right in the speed panel (the curves end at 0 and ≈ 0.47 m/s).
+        let panels: [(&DrawingArea<_, _>, &str, &str, Pick, SeriesLabelPosition); 2] = [
             (
                 &top,
                 "downhill distance of the centroid (m)",
                 "The square on the slope: downhill distance against time (Figure 10.2.1)",
                 |r| r.downhill_distance,
+                SeriesLabelPosition::UpperLeft,
             ),
             (
                 &bottom,
                 "downhill speed of the centroid (m/s)",
                 "downhill speed against time",
                 |r| r.downhill_speed,
+                SeriesLabelPosition::MiddleRight,
             ),
         ];
-        for (area, y_desc, title, pick) in panels {
+        for (area, y_desc, title, pick, legend_at) in panels {
             let (lo, hi) = series
                 .iter()
                 .flat_map(|s| s.rows.iter().map(pick))
@@ -210,7 +215,7 @@ pub fn render(series: &[Series], width: u32, height: u32) -> Result<Vec<u8>, Str
             if text {
                 chart
                     .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
+                    .position(legend_at)
                     .background_style(WHITE.mix(0.85))
                     .border_style(BLACK)
                     .label_font(("sans-serif", 16))
