@@ -730,6 +730,18 @@ fn save_screenshot(path: &Path) -> Result<(), ViewError> {
     })
 }
 
+/// The speed that + (`up`) or − gives: the next of [`SPEEDS`] above (below) `speed`, or `speed`
+/// itself beyond the list's end. (From a `--speed` between two entries, + and − go to the
+/// neighbours; they never move the other way.)
+fn next_speed(speed: f64, up: bool) -> f64 {
+    let next = if up {
+        SPEEDS.iter().copied().find(|&s| s > speed)
+    } else {
+        SPEEDS.iter().rev().copied().find(|&s| s < speed)
+    };
+    next.unwrap_or(speed)
+}
+
 /// Steps the scene to simulated time `target` (s), at most [`MAX_STEPS_PER_FRAME`] steps a case.
 fn advance(scene: &mut ViewScene, target: f64, bounce_steps: &mut f64) -> Result<(), ViewError> {
     match scene {
@@ -843,10 +855,6 @@ pub(crate) async fn run(mut scene: ViewScene, cfg: ViewConfig) -> Result<(), Vie
     let mut sel = cfg.select.min(n_cases - 1);
     let mut forces = cfg.forces;
     let mut paused = false;
-    let mut speed_idx = SPEEDS
-        .iter()
-        .position(|&s| s >= cfg.speed)
-        .unwrap_or(SPEEDS.len() - 1);
     let mut speed = cfg.speed;
     let mut target = 0.0f64;
     let mut bounce_steps = 0.0f64;
@@ -855,7 +863,14 @@ pub(crate) async fn run(mut scene: ViewScene, cfg: ViewConfig) -> Result<(), Vie
     loop {
         // Keys.
         if is_key_pressed(KeyCode::Escape) || is_key_pressed(KeyCode::Q) {
-            return Ok(());
+            // Headless frames cut short are the window closed early: no screenshot, exit 1.
+            return match cfg.frames {
+                Some(wanted) => Err(ViewError::Closed {
+                    done: frames,
+                    wanted,
+                }),
+                None => Ok(()),
+            };
         }
         if is_key_pressed(KeyCode::Space) {
             paused = !paused;
@@ -895,11 +910,10 @@ pub(crate) async fn run(mut scene: ViewScene, cfg: ViewConfig) -> Result<(), Vie
         }
         while let Some(ch) = get_char_pressed() {
             match ch {
-                '+' | '=' => speed_idx = (speed_idx + 1).min(SPEEDS.len() - 1),
-                '-' | '_' => speed_idx = speed_idx.saturating_sub(1),
-                _ => continue,
+                '+' | '=' => speed = next_speed(speed, true),
+                '-' | '_' => speed = next_speed(speed, false),
+                _ => {}
             }
-            speed = SPEEDS[speed_idx];
         }
         let one_step = is_key_pressed(KeyCode::Right);
 
@@ -939,11 +953,38 @@ pub(crate) async fn run(mut scene: ViewScene, cfg: ViewConfig) -> Result<(), Vie
         }
         if is_key_pressed(KeyCode::S) {
             let path = screenshot_name(&scene, sel);
+            // Also on stderr, for a terminal (and for tests/viewer_keys.rs, which waits on it).
             status = match save_screenshot(&path) {
-                Ok(()) => format!("saved {}", path.display()),
-                Err(e) => e.to_string(),
+                Ok(()) => {
+                    eprintln!("stickslip view: screenshot written to {}", path.display());
+                    format!("saved {}", path.display())
+                }
+                Err(e) => {
+                    eprintln!("stickslip view: {e}");
+                    e.to_string()
+                }
             };
         }
         next_frame().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SPEEDS, next_speed};
+
+    #[test]
+    fn plus_and_minus_step_through_the_speeds_and_never_the_wrong_way() {
+        assert_eq!(next_speed(1.0, true), 2.0);
+        assert_eq!(next_speed(1.0, false), 0.5);
+        assert_eq!(next_speed(0.3, true), 0.5);
+        assert_eq!(next_speed(0.3, false), 0.25);
+        // Beyond the ends: the other way still works, the way out keeps the speed.
+        assert_eq!(next_speed(0.03, false), 0.03);
+        assert_eq!(next_speed(0.03, true), 0.05);
+        assert_eq!(next_speed(20.0, true), 20.0);
+        assert_eq!(next_speed(20.0, false), 16.0);
+        assert_eq!(next_speed(SPEEDS[0], false), SPEEDS[0]);
+        assert_eq!(next_speed(SPEEDS[8], true), SPEEDS[8]);
     }
 }
