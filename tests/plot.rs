@@ -8,6 +8,10 @@ use stickslip::app::output::read_trajectory;
 use stickslip::app::plot;
 use stickslip::app::view::layout::{Rgb, case_colour};
 
+#[path = "support/picture.rs"]
+mod picture;
+use picture::Picture;
+
 const BIN: &str = env!("CARGO_BIN_EXE_stickslip");
 /// Channel tolerance for "this pixel is the curve's colour": plotters draws the 2 px lines with
 /// flat colour, anti-aliased only at their edges.
@@ -15,16 +19,6 @@ const CHANNEL_TOL: i32 = 10;
 /// A curve covers at least this share of its panel's width: 8 s of data across the time axis
 /// (a legend swatch covers about 2 %).
 const MIN_SPAN: f64 = 0.6;
-
-fn read_png(path: &Path) -> (usize, usize, Vec<u8>) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb);
-    buf.truncate(info.buffer_size());
-    (info.width as usize, info.height as usize, buf)
-}
 
 #[test]
 fn plot_draws_three_curves_from_the_runs_trajectories() {
@@ -40,7 +34,8 @@ fn plot_draws_three_curves_from_the_runs_trajectories() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{o:?}");
-    let (w, h, rgb) = read_png(&fig);
+    let pic = Picture::read(&fig);
+    let (w, h) = (pic.w, pic.h);
     assert_eq!((w, h), (1200, 900));
 
     let split = plot::panel_split(h as u32) as usize;
@@ -51,8 +46,7 @@ fn plot_draws_three_curves_from_the_runs_trajectories() {
             let (mut lo, mut hi) = (w, 0);
             for y in rows.clone() {
                 for x in 0..w {
-                    let i = 3 * (y * w + x);
-                    if (0..3).all(|j| (rgb[i + j] as i32 - c[j] as i32).abs() <= CHANNEL_TOL) {
+                    if pic.is(x as i32, y as i32, c, CHANNEL_TOL) {
                         n += 1;
                         lo = lo.min(x);
                         hi = hi.max(x);

@@ -21,6 +21,10 @@ use stickslip::energy::Vec2;
 use stickslip::gpu::GpuError;
 use stickslip::scene::Scene;
 
+#[path = "support/picture.rs"]
+mod picture;
+use picture::Picture;
+
 const BIN: &str = env!("CARGO_BIN_EXE_stickslip");
 /// Steps rendered before the screenshot.
 const FRAMES: usize = 50;
@@ -37,41 +41,16 @@ const SLOPE_SHARE: f64 = 0.75;
 /// or a node could cover a midpoint.
 const MESH_SHARE: f64 = 0.9;
 
-struct Png {
-    w: usize,
-    h: usize,
-    rgb: Vec<u8>,
-}
+/// The viewer's screenshot, with a search for a colour near a point.
+struct Png(Picture);
 
 impl Png {
     fn read(path: &Path) -> Png {
-        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let decoder = png::Decoder::new(std::io::BufReader::new(file));
-        let mut reader = decoder.read_info().expect("a PNG");
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).expect("a PNG frame");
-        let channels = match info.color_type {
-            png::ColorType::Rgb => 3,
-            png::ColorType::Rgba => 4,
-            other => panic!("unexpected colour type {other:?}"),
-        };
-        let rgb = buf[..info.buffer_size()]
-            .chunks_exact(channels)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect();
-        Png {
-            w: info.width as usize,
-            h: info.height as usize,
-            rgb,
-        }
+        Png(Picture::read(path))
     }
 
     fn is(&self, x: i32, y: i32, c: Rgb) -> bool {
-        if x < 0 || y < 0 || x as usize >= self.w || y as usize >= self.h {
-            return false;
-        }
-        let i = 3 * (y as usize * self.w + x as usize);
-        (0..3).all(|k| (self.rgb[i + k] as i32 - c[k] as i32).abs() <= CHANNEL_TOL)
+        self.0.is(x, y, c, CHANNEL_TOL)
     }
 
     fn near(&self, p: (f32, f32), c: Rgb) -> bool {
@@ -81,10 +60,7 @@ impl Png {
     }
 
     fn count(&self, c: Rgb) -> usize {
-        (0..self.h as i32)
-            .flat_map(|y| (0..self.w as i32).map(move |x| (x, y)))
-            .filter(|&(x, y)| self.is(x, y, c))
-            .count()
+        self.0.count(c, CHANNEL_TOL)
     }
 }
 
@@ -120,7 +96,7 @@ fn screenshot(args: &[&str], dir: &Path, name: &str) -> Png {
     assert!(status.success(), "view {args:?} failed: {status}");
     let png = Png::read(&out);
     assert_eq!(
-        (png.w, png.h),
+        (png.0.w, png.0.h),
         (
             layout::WINDOW_WIDTH as usize,
             layout::WINDOW_HEIGHT as usize
@@ -193,7 +169,7 @@ fn every_slope_case_draws_the_slope_and_the_mesh_where_the_scene_puts_them() {
         }
         let x = &runner.sim.x;
         let c = x.iter().sum::<Vec2>() / x.len() as f64;
-        let lay = layout::layout(png.w as f32, png.h as f32);
+        let lay = layout::layout(png.0.w as f32, png.0.h as f32);
         let cam = layout::slope_camera(lay.scene, scene.side, &scene.normal, &scene.point, &c);
         let seg = layout::slope_segment(&cam, &scene.normal, &scene.point)
             .expect("the slope crosses the scene view");
@@ -254,7 +230,7 @@ fn the_bounce_scene_draws_the_floor_and_the_balls_at_their_heights() {
     for _ in 0..FRAMES {
         b.step(&mut law).unwrap();
     }
-    let lay = layout::layout(png.w as f32, png.h as f32);
+    let lay = layout::layout(png.0.w as f32, png.0.h as f32);
     let cam: Camera = layout::bounce_camera(lay.scene);
     let floor = layout::slope_segment(&cam, &Vec2::new(0.0, 1.0), &Vec2::zeros()).unwrap();
     assert_line(&png, floor, layout::SLOPE, "bounce: floor");

@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 
 use stickslip::app::view::layout;
 
+#[path = "support/picture.rs"]
+mod picture;
+use picture::Picture;
+
 const BIN: &str = env!("CARGO_BIN_EXE_stickslip");
 /// Longest wait for anything the viewer does (window, screenshot, exit): generous for a loaded
 /// 2-core machine with software OpenGL.
@@ -297,7 +301,7 @@ impl Viewer {
 
     /// The PNG decodes and has the window's size (the configured one, and the one X reports).
     fn check_png(&self, shot: &Shot) {
-        let png = Png::read(&shot.path);
+        let png = Picture::read(&shot.path);
         assert_eq!(
             (png.w, png.h),
             (
@@ -393,39 +397,6 @@ impl Drop for XKeeper {
     }
 }
 
-struct Png {
-    w: usize,
-    h: usize,
-    rgb: Vec<u8>,
-}
-
-impl Png {
-    fn read(path: &Path) -> Png {
-        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let mut reader = png::Decoder::new(BufReader::new(file))
-            .read_info()
-            .unwrap_or_else(|e| panic!("{}: not a PNG: {e}", path.display()));
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader
-            .next_frame(&mut buf)
-            .unwrap_or_else(|e| panic!("{}: no frame: {e}", path.display()));
-        assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-        buf.truncate(info.buffer_size());
-        Png {
-            w: info.width as usize,
-            h: info.height as usize,
-            rgb: buf,
-        }
-    }
-
-    fn count(&self, c: layout::Rgb) -> usize {
-        self.rgb
-            .chunks_exact(3)
-            .filter(|p| (0..3).all(|k| (p[k] as i32 - c[k] as i32).abs() <= CHANNEL_TOL))
-            .count()
-    }
-}
-
 fn lock() -> std::sync::MutexGuard<'static, ()> {
     ONE_WINDOW.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -505,7 +476,7 @@ fn the_live_viewer_answers_its_keys() {
 
     // F toggles the force arrows (their legend line, and the arrows at contacts). Paused, the
     // three screenshots share one name, each overwriting the last: count at once.
-    let arrows = |s: &Shot| Png::read(&s.path).count(layout::BARRIER_ARROW);
+    let arrows = |s: &Shot| Picture::read(&s.path).count(layout::BARRIER_ARROW, CHANNEL_TOL);
     assert_eq!(arrows(&c2), 0, "force arrows are off at the start");
     v.key(&["f"]);
     let f_on = v.screenshot();

@@ -61,7 +61,8 @@ pub struct Agreement {
 }
 
 impl Agreement {
-    fn from_counts(agree: u64, total: u64) -> Self {
+    /// `agree` of `total` records, with the fraction (`None` when `total` is 0).
+    pub fn from_counts(agree: u64, total: u64) -> Self {
         Self {
             agree,
             total,

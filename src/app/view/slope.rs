@@ -274,11 +274,7 @@ mod tests {
     use crate::app::view::lamps::{Lamp, LampState};
 
     fn agreement(agree: u64, total: u64) -> Agreement {
-        Agreement {
-            agree,
-            total,
-            fraction: (total > 0).then(|| agree as f64 / total as f64),
-        }
+        Agreement::from_counts(agree, total)
     }
 
     #[test]
