@@ -69,9 +69,9 @@ pub enum Command {
     Plot(PlotArgs),
 }
 
-/// `stickslip run`.
+/// What `run` and `check` share: the case and how to run it.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct CaseArgs {
     /// The case file.
     pub case: PathBuf,
     /// Simulated seconds (default: the case's `time.duration`).
@@ -80,31 +80,46 @@ pub struct RunArgs {
     /// Newton tolerance on ‖p‖∞/h, m/s (default: the case's `newton.tol`).
     #[arg(long)]
     pub tol: Option<f64>,
+    /// Where the impulse law of the cross-check runs.
+    #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
+    pub gpu: GpuMode,
+}
+
+impl CaseArgs {
+    /// Checks the options, loads the case, and gives the run's options.
+    fn load(&self) -> Result<(Scene, RunOptions), CliError> {
+        check_positive("--duration", self.duration)?;
+        check_positive("--tol", self.tol)?;
+        let scene = Scene::load(&self.case)?;
+        let opts = RunOptions {
+            duration: self.duration,
+            tol: self.tol,
+            ..Default::default()
+        };
+        Ok((scene, opts))
+    }
+}
+
+/// `stickslip run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The case and how to run it.
+    #[command(flatten)]
+    pub case: CaseArgs,
     /// Output directory (default: out/<case file stem>).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Also write one OBJ per step (frame_00000.obj, …).
     #[arg(long)]
     pub obj: bool,
-    /// Where the impulse law of the cross-check runs.
-    #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
-    pub gpu: GpuMode,
 }
 
 /// `stickslip check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The case file.
-    pub case: PathBuf,
-    /// Simulated seconds (default: the case's `time.duration`).
-    #[arg(long)]
-    pub duration: Option<f64>,
-    /// Newton tolerance, m/s (default: the case's).
-    #[arg(long)]
-    pub tol: Option<f64>,
-    /// Where the impulse law runs.
-    #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
-    pub gpu: GpuMode,
+    /// The case and how to run it.
+    #[command(flatten)]
+    pub case: CaseArgs,
 }
 
 /// Everything that can stop the CLI; [`CliError::exit_code`] maps it to the process status.
@@ -345,51 +360,34 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
 }
 
 fn run_command(args: &RunArgs) -> Result<(), CliError> {
-    check_positive("--duration", args.duration)?;
-    check_positive("--tol", args.tol)?;
-    let scene = Scene::load(&args.case)?;
+    let (scene, opts) = args.case.load()?;
     let out = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("out").join(
             args.case
+                .case
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "run".into()),
         )
     });
-    let (shared, _) = backend(args.gpu)?;
+    let (shared, _) = backend(args.case.gpu)?;
     let mut check = cross_check_for(&shared, &scene);
     let staged = StagedDir::new(&out)?;
-    let opts = RunOptions {
-        duration: args.duration,
-        tol: args.tol,
-        ..Default::default()
-    };
-    let label = scene.name.clone();
-    let steps = scene.steps_for(args.duration.unwrap_or(scene.duration));
-    let mut progress = Progress::new(steps, &label);
-    let mut runner = Runner::new(scene, &opts)?;
-    if args.obj {
-        output::write_obj(
-            &staged.file("frame_00000.obj"),
-            &runner.sim.x,
-            &runner.sim.mesh.triangles,
-        )?;
-    }
-    while !runner.done() {
-        runner.step()?;
+    let write_frame = |r: &Runner| -> Result<(), CliError> {
         if args.obj {
-            let name = format!("frame_{:05}.obj", runner.sim.step);
-            output::write_obj(
-                &staged.file(&name),
-                &runner.sim.x,
-                &runner.sim.mesh.triangles,
-            )?;
+            let name = format!("frame_{:05}.obj", r.sim.step);
+            output::write_obj(&staged.file(&name), &r.sim.x, &r.sim.mesh.triangles)?;
         }
-        if runner.sim.step % runner::RECORD_CHUNK_STEPS == 0 || runner.done() {
-            runner.flush_records(&mut check)?;
-        }
-        progress.update(runner.sim.step);
-    }
+        Ok(())
+    };
+    let mut runner = Runner::new(scene, &opts)?;
+    let mut progress = Progress::new(runner.total_steps(), &runner.sim.scene.name.clone());
+    write_frame(&runner)?;
+    runner::drive(&mut runner, Some(&mut check), |r: &Runner| {
+        write_frame(r)?;
+        progress.update(r.sim.step);
+        Ok::<(), CliError>(())
+    })?;
     progress.finish();
     let summary = runner.summary(Some(check.finish()));
     output::write_trajectory(&staged.file("trajectory.csv"), &runner.rows)?;
@@ -412,16 +410,9 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
 }
 
 fn check_command(args: &CheckArgs) -> Result<(), CliError> {
-    check_positive("--duration", args.duration)?;
-    check_positive("--tol", args.tol)?;
-    let scene = Scene::load(&args.case)?;
-    let (shared, _) = backend(args.gpu)?;
+    let (scene, opts) = args.case.load()?;
+    let (shared, _) = backend(args.case.gpu)?;
     let mut check = cross_check_for(&shared, &scene);
-    let opts = RunOptions {
-        duration: args.duration,
-        tol: args.tol,
-        ..Default::default()
-    };
     let label = scene.name.clone();
     run_one(scene, &opts, Some(&mut check), &label)?;
     let report: CrossCheckReport = check.finish();

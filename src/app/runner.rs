@@ -353,25 +353,39 @@ pub struct Summary {
     pub cross_check: Option<CrossCheckReport>,
 }
 
-/// Runs `scene` to the end; `progress(done, total)` is called after every step. Records are
-/// handed to `check` every [`RECORD_CHUNK_STEPS`] steps and at the end (or dropped without one).
-pub fn run(
-    scene: Scene,
-    opts: &RunOptions,
+/// Steps `runner` to the end. Records are handed to `check` every [`RECORD_CHUNK_STEPS`] steps
+/// and at the end (or dropped without one); `after_step` sees the runner after every step, and
+/// its error stops the run.
+pub fn drive<E: From<RunError>>(
+    runner: &mut Runner,
     mut check: Option<&mut CrossCheck>,
-    mut progress: impl FnMut(usize, usize),
-) -> Result<Runner, RunError> {
-    let mut runner = Runner::new(scene, opts)?;
-    let total = runner.total_steps();
+    mut after_step: impl FnMut(&Runner) -> Result<(), E>,
+) -> Result<(), E> {
     while !runner.done() {
         runner.step()?;
-        if runner.sim.step % RECORD_CHUNK_STEPS == 0 || runner.done() {
+        if runner.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) || runner.done() {
             match check.as_deref_mut() {
                 Some(c) => runner.flush_records(c)?,
                 None => runner.records.clear(),
             }
         }
-        progress(runner.sim.step, total);
+        after_step(runner)?;
     }
+    Ok(())
+}
+
+/// Runs `scene` to the end with [`drive`]; `progress(done, total)` is called after every step.
+pub fn run(
+    scene: Scene,
+    opts: &RunOptions,
+    check: Option<&mut CrossCheck>,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Runner, RunError> {
+    let mut runner = Runner::new(scene, opts)?;
+    let total = runner.total_steps();
+    drive(&mut runner, check, |r: &Runner| -> Result<(), RunError> {
+        progress(r.sim.step, total);
+        Ok(())
+    })?;
     Ok(runner)
 }
