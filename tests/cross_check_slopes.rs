@@ -1,6 +1,7 @@
 //! The cross-check of SPEC.md §4 on each slope case over 8 s: the optimiser's velocity at every
 //! contact-node-step against the impulse law applied to the contact-free velocity. Runs the law
-//! on the GPU whenever an adapter exists (and must, with STICKSLIP_REQUIRE_GPU=1 as in CI).
+//! on a GPU adapter, which must exist: without one the test fails, unless
+//! `STICKSLIP_ALLOW_SKIP=1` asks for the CPU law instead (with a notice).
 //!
 //! SPEC.md §4: a correct implementation agrees on ≥ 98 % of the approaching records of an 8 s
 //! run and on ≥ 99 % of those from t = 1 s on, with a median tangential gap below ε_v; the
@@ -20,7 +21,11 @@ const LATE_AGREEMENT: f64 = 0.99;
 
 #[test]
 fn optimiser_agrees_with_the_impulse_law_on_every_slope_case() {
-    let require_gpu = std::env::var("STICKSLIP_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    let require_gpu = !std::env::var("STICKSLIP_ALLOW_SKIP").is_ok_and(|v| v.trim() == "1");
+    if !require_gpu {
+        let notice = "\n!!!!!!!! cross-check: STICKSLIP_ALLOW_SKIP=1: the law may run on the CPU\n";
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
+    }
     let mode = if require_gpu {
         GpuMode::On
     } else {
@@ -38,7 +43,9 @@ fn optimiser_agrees_with_the_impulse_law_on_every_slope_case() {
         )
         .unwrap();
         let backend = select_impulse_backend(mode, wgpu::Backends::PRIMARY)
-            .unwrap_or_else(|e| panic!("STICKSLIP_REQUIRE_GPU=1 but: {e}"));
+            .unwrap_or_else(|e| {
+                panic!("no GPU adapter ({e}); set STICKSLIP_ALLOW_SKIP=1 to use the CPU law knowingly")
+            });
         if require_gpu {
             assert!(
                 backend.adapter().is_some(),

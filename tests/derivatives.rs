@@ -1,7 +1,8 @@
 //! Every energy's gradient against central finite differences of its value, and its
 //! unprojected Hessian against central finite differences of its gradient (SPEC.md §2), at
-//! random states from a fixed seed: springs stretched and compressed, the barrier inside d̂,
-//! friction below and above ε_v.
+//! random states from a fixed seed: springs stretched and compressed, the barrier inside and
+//! outside d̂, friction below and above ε_v. And the gradient and Hessian that `Simulation`
+//! assembles for its linear solve, against finite differences of the E its line search uses.
 
 use nalgebra::{Matrix2, Vector2};
 use rand::{RngExt, SeedableRng};
@@ -144,11 +145,35 @@ fn barrier_inside_dhat() {
         dhat: 0.01,
         kappa: 1e5,
     };
+    let (mut inside, mut outside) = (0, 0);
     for _ in 0..200 {
-        // Distances from 1e-3 d̂ to 0.999 d̂, and a few outside (zero energy).
-        let d = bar.dhat * r.random_range(-3.0f64..0.3).exp().min(0.999);
+        // Distances log-uniform from e⁻³ d̂ = 0.05 d̂ to e^0.3 d̂ = 1.35 d̂: about a tenth of the
+        // samples outside d̂, where energy, gradient and Hessian are zero. None within 0.1 %
+        // of d̂, where the barrier is only C¹ (no second derivative to difference).
+        let d = bar.dhat * r.random_range(-3.0f64..0.3).exp();
+        if (d - bar.dhat).abs() < 1e-3 * bar.dhat {
+            continue;
+        }
         let x = bar.point + n * d + V2::new(n.y, -n.x) * r.random_range(-1.0..1.0);
         let area = 0.25;
+        if d > bar.dhat {
+            outside += 1;
+            let mut g = [V2::zeros()];
+            barrier::gradient(&[x], &[area], &bar, 1.0, &mut g);
+            let mut h = [Matrix2::zeros()];
+            barrier::hessian(&[x], &[area], &bar, 1.0, &mut h);
+            assert_eq!(barrier::value(&[x], &[area], &bar), 0.0, "no energy outside d̂");
+            assert_eq!(g[0], V2::zeros(), "no force outside d̂");
+            assert_eq!(h[0], Matrix2::zeros(), "no stiffness outside d̂");
+            assert_eq!(bar.normal_force(&x, area), 0.0, "λ = 0 outside d̂");
+            // The central difference of the value is zero too: its step (half the distance
+            // to d̂) never reaches inside.
+            let val = |x: &V2| barrier::value(&[*x], &[area], &bar);
+            let fd = fd_grad(&val, &x, 0.5 * (d - bar.dhat));
+            assert_eq!(fd, V2::zeros());
+            continue;
+        }
+        inside += 1;
         let val = |x: &V2| barrier::value(&[*x], &[area], &bar);
         let grad = |x: &V2| {
             let mut g = [V2::zeros()];
@@ -163,6 +188,10 @@ fn barrier_inside_dhat() {
         check_hess(&grad, h[0], &x, delta, 0.0, "barrier Hessian");
         assert!(bar.normal_force(&x, area) > 0.0, "λ > 0 inside d̂");
     }
+    assert!(
+        inside > 100 && outside > 10,
+        "both sides of d̂ sampled: {inside} inside, {outside} outside"
+    );
 }
 
 #[test]
@@ -215,4 +244,124 @@ fn friction_below_and_above_eps_v() {
         below > 50 && above > 50,
         "both regimes covered: {below} below, {above} above ε_v"
     );
+}
+
+/// The gradient and Hessian `Simulation` assembles for its linear solve (sparse pattern,
+/// projected blocks, every term scaled as in E) against central differences of the E that its
+/// line search evaluates (`energy_at`), at one step of the μ = 0.11 case set up by hand: the
+/// square aligned with the slope, stretched 2 % (so every spring's Hessian is PSD and the
+/// projection changes nothing: the assembled Hessian must then be the exact one), its bottom
+/// row inside d̂ (barrier and lagged friction active) with slip speeds below and above ε_v.
+#[test]
+fn assembled_gradient_and_hessian_of_the_simulation() {
+    use stickslip::scene::Scene;
+    use stickslip::solver::Simulation;
+    let scene = Scene::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"),
+    )
+    .unwrap();
+    let (dhat, eps_v, h) = (scene.dhat, scene.eps_v, scene.h);
+    let n = scene.normal;
+    let t = V2::new(n.y, -n.x);
+    let o = scene.point;
+    let mut sim = Simulation::new(scene).unwrap();
+    let mut r = rng();
+    // Rest positions relative to the square's centre, rotated so the rest x axis runs along
+    // the slope's tangent and y along its normal, stretched 2 %.
+    let c0 = sim.mesh.x0.iter().sum::<V2>() / sim.mesh.len() as f64;
+    let local: Vec<V2> = sim
+        .mesh
+        .x0
+        .iter()
+        .map(|x| {
+            let q = (x - c0) * 1.02;
+            t * q.x + n * q.y
+        })
+        .collect();
+    let lowest = local
+        .iter()
+        .map(|q| q.dot(&n))
+        .fold(f64::INFINITY, f64::min);
+    // Bottom row at 0.4 d̂ from the slope; every node jittered by ±0.1 d̂ = 1 mm, under the
+    // 2 % stretch of the shortest edge (5 mm), so every spring stays stretched.
+    let x_n: Vec<V2> = local
+        .iter()
+        .map(|q| {
+            o + n * (0.4 * dhat - lowest)
+                + q
+                + n * r.random_range(-0.1..0.1) * dhat
+                + t * r.random_range(-0.1..0.1) * dhat
+        })
+        .collect();
+    let bottom: Vec<usize> = (0..x_n.len())
+        .filter(|&i| (x_n[i] - o).dot(&n) < dhat)
+        .collect();
+    assert_eq!(bottom.len(), 5, "the bottom row, and only it, inside d̂");
+    sim.x = x_n.clone();
+    sim.v = (0..x_n.len())
+        .map(|_| V2::new(r.random_range(-0.5..0.5), r.random_range(-0.5..0.5)))
+        .collect();
+    sim.begin_step();
+    // The evaluation point x = xⁿ + h w: the bottom row slips along the slope at 0.2, 0.5,
+    // 2, 5 and 20 ε_v (away from the kink at ε_v) and moves ≤ 0.5 mm/s along the normal.
+    let slips = [0.2, 0.5, 2.0, 5.0, 20.0];
+    let mut x = x_n.clone();
+    for (i, xi) in x.iter_mut().enumerate() {
+        let w = match bottom.iter().position(|&b| b == i) {
+            Some(k) => {
+                t * slips[k] * eps_v * if k % 2 == 0 { 1.0 } else { -1.0 }
+                    + n * r.random_range(-5e-4..5e-4)
+            }
+            None => V2::new(r.random_range(-0.1..0.1), r.random_range(-0.1..0.1)),
+        };
+        *xi += w * h;
+    }
+    let dofs = 2 * x.len();
+    let (grad, lower) = sim.assembled_gradient_and_hessian(&x);
+    let mut hess = nalgebra::DMatrix::<f64>::zeros(dofs, dofs);
+    for (row, col, v) in lower.triplet_iter() {
+        hess[(row, col)] = *v;
+        hess[(col, row)] = *v;
+    }
+    // δ = 1e-8 m: the slip changes by δ/h = 1e-6 m/s ≤ 0.005 ε_v, far from the kink; the
+    // rounding error of E (|E| ~ 1 kg·m², ε ~ 1e-16) over 2δ is ~1e-8, under 1e-6 of the
+    // gradient's scale; the truncation error (δ² times the third derivative, over 6) is
+    // smaller still.
+    let delta = 1e-8;
+    let perturbed = |k: usize, sign: f64| {
+        let mut y = x.clone();
+        y[k / 2][k % 2] += sign * delta;
+        y
+    };
+    let g_scale = grad.iter().map(|g| g.amax()).fold(0.0, f64::max);
+    let mut fd_hess = nalgebra::DMatrix::<f64>::zeros(dofs, dofs);
+    for k in 0..dofs {
+        let (xp, xm) = (perturbed(k, 1.0), perturbed(k, -1.0));
+        let fd = (sim.energy_at(&xp) - sim.energy_at(&xm)) / (2.0 * delta);
+        close(
+            grad[k / 2][k % 2],
+            fd,
+            g_scale,
+            &format!("assembled gradient, dof {k}"),
+        );
+        let (gp, _) = sim.assembled_gradient_and_hessian(&xp);
+        let (gm, _) = sim.assembled_gradient_and_hessian(&xm);
+        for j in 0..dofs {
+            fd_hess[(j, k)] = (gp[j / 2][j % 2] - gm[j / 2][j % 2]) / (2.0 * delta);
+        }
+    }
+    // Each entry against the scale sqrt(H_jj H_kk) that bounds it in a PSD matrix: so a spring
+    // entry (~h²k = 2) between two free nodes is checked at its own size, not at the barrier's
+    // (~10⁵) of the bottom row.
+    for j in 0..dofs {
+        for k in 0..dofs {
+            let scale = (hess[(j, j)] * hess[(k, k)]).sqrt();
+            close(
+                hess[(j, k)],
+                fd_hess[(j, k)],
+                scale,
+                &format!("assembled Hessian ({j}, {k})"),
+            );
+        }
+    }
 }

@@ -11,8 +11,8 @@
 //!   three contacts already leaving returned bit for bit. Repeated on 100 000 contacts.
 //! * **Limits** on a floor, exact in binary32 unless said.
 //!
-//! The GPU halves need an adapter: with none they print a loud notice and return, unless
-//! `STICKSLIP_REQUIRE_GPU=1`, when they fail.
+//! The GPU halves need an adapter: with none they fail, unless `STICKSLIP_ALLOW_SKIP=1` asks to
+//! skip them knowingly (then they print a notice and return).
 
 mod common;
 

@@ -24,8 +24,10 @@ fn case(n_seg: usize) -> CaseFile {
 fn a_line_search_past_its_halving_bound_is_an_error_with_diagnostics() {
     let mut c = case(16);
     c.newton.max_iterations = 10_000;
-    c.newton.max_halvings = 0;
-    let scene = Scene::from_case(&c, None).unwrap();
+    let mut scene = Scene::from_case(&c, None).unwrap();
+    // A case file must allow at least one halving (`newton.max_halvings >= 1`); the bound of
+    // zero is set past that validation to reach the solver's own failure path.
+    scene.max_halvings = 0;
     let err = run(scene, &RunOptions::default(), None, |_, _| {})
         .err()
         .expect("the landing needs a halving");

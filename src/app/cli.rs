@@ -1,13 +1,13 @@
 //! The command line: `stickslip` (the three slope cases), `run`, `check`.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::app::output::{self, OutputError, StagedDir};
+use crate::app::output::{self, OutputError, OutputRefused, StageError, StagedDir};
 use crate::app::plot::{self, PlotArgs};
 use crate::app::runner::{self, RunError, RunOptions, Runner, Summary};
 use crate::app::view::{self, ViewArgs, ViewError};
@@ -91,6 +91,7 @@ impl CaseArgs {
         check_positive("--duration", self.duration)?;
         check_positive("--tol", self.tol)?;
         let scene = Scene::load(&self.case)?;
+        check_overrides(&scene, self.duration, self.tol)?;
         let opts = RunOptions {
             duration: self.duration,
             tol: self.tol,
@@ -150,13 +151,84 @@ pub enum CliError {
     /// The viewer failed: no display, window, screenshot (exit 1).
     #[error(transparent)]
     View(#[from] ViewError),
+    /// The output path is not stickslip's to write (exit 2).
+    #[error(transparent)]
+    Refused(#[from] OutputRefused),
+    /// The reader of stdout went away (`| head -1`): the program ends quietly (exit 0).
+    #[error("stdout was closed")]
+    StdoutClosed,
+}
+
+impl From<StageError> for CliError {
+    fn from(e: StageError) -> CliError {
+        match e {
+            StageError::Io(e) => CliError::Output(e),
+            StageError::Refused(e) => CliError::Refused(e),
+        }
+    }
+}
+
+/// `text` on one line: every control character (newline, escape, …) written as a Rust escape
+/// (`\n`, `\u{1b}`), so that a case name or a path cannot break an error line or drive the
+/// terminal.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Writes `text` to stdout. A closed stdout (`EPIPE`, as after `| head -1`) gives
+/// [`CliError::StdoutClosed`], which `main` turns into a quiet exit after the normal unwinding
+/// of the command (so a staging directory is removed by its drop). Rust ignores SIGPIPE, so the
+/// write returns the error instead of killing the process.
+pub fn emit(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CliError::StdoutClosed),
+        Err(source) => Err(CliError::Output(OutputError {
+            path: PathBuf::from("(stdout)"),
+            source,
+        })),
+    }
+}
+
+/// Checks a `--duration` and a `--tol` given on the command line against `scene` (the same
+/// bounds as the case file's keys: [`Scene::check_duration`], [`Scene::check_tol`]).
+pub fn check_overrides(
+    scene: &Scene,
+    duration: Option<f64>,
+    tol: Option<f64>,
+) -> Result<(), CliError> {
+    let bad = |option: &str, v: crate::scene::case::Violation| CliError::Option {
+        option: option.into(),
+        rule: v.rule,
+        value: v.value,
+    };
+    if let Some(d) = duration {
+        scene.check_duration(d).map_err(|v| bad("--duration", v))?;
+    }
+    if let Some(t) = tol {
+        scene.check_tol(t).map_err(|v| bad("--tol", v))?;
+    }
+    Ok(())
 }
 
 impl CliError {
     /// 2 for bad input, 1 for failures of the run.
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Case(_) | CliError::Option { .. } => 2,
+            CliError::Case(_)
+            | CliError::Option { .. }
+            | CliError::Refused(_)
+            | CliError::Gpu(GpuError::BadBackends { .. }) => 2,
+            CliError::StdoutClosed => 0,
             _ => 1,
         }
     }
@@ -337,26 +409,27 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
     let mut summaries = Vec::new();
     for (path, text) in BUILTIN_CASES {
         let scene = Scene::from_toml(text, Path::new(path))?;
+        check_overrides(&scene, Some(args.duration), None)?;
         let mut check = cross_check_for(&shared, &scene);
         let label = scene.name.clone();
         let runner = run_one(scene, &opts, Some(&mut check), &label)?;
         summaries.push(runner.summary(Some(check.finish())));
     }
     let adapter = shared.name();
-    println!(
-        "stickslip: the square on the slope (SPEC.md §1), {} s per case, h = {} s, tol = {} m/s",
+    emit(&format!(
+        "stickslip: the square on the slope (SPEC.md §1), {} s per case, h = {} s, tol = {} m/s\n",
         args.duration, summaries[0].h, summaries[0].tol
-    );
-    println!(
-        "cross-check (impulse law, SPEC.md §4) on: {adapter} (set up once in {:.1} ms)\n",
+    ))?;
+    emit(&format!(
+        "cross-check (impulse law, SPEC.md §4) on: {adapter} (set up once in {:.1} ms)\n\n",
         setup_seconds * 1e3
-    );
-    print!("{}", table(&summaries));
-    println!(
-        "\nverdict: {}\nrun one case with output files: stickslip run cases/slope_mu0.11.toml --out out/mu0.11",
+    ))?;
+    emit(&table(&summaries))?;
+    emit(&format!(
+        "\nverdict: {}\nrun one case with output files: stickslip run cases/slope_mu0.11.toml --out out/mu0.11\n",
         summaries[0].verdict_rule
-    );
-    Ok(())
+    ))
+
 }
 
 fn run_command(args: &RunArgs) -> Result<(), CliError> {
@@ -370,13 +443,16 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 .unwrap_or_else(|| "run".into()),
         )
     });
+    // The output path is checked (and refused) before anything runs.
+    let staged = StagedDir::new(&out)?;
     let (shared, _) = backend(args.case.gpu)?;
     let mut check = cross_check_for(&shared, &scene);
-    let staged = StagedDir::new(&out)?;
     let write_frame = |r: &Runner| -> Result<(), CliError> {
         if args.obj {
             let name = format!("frame_{:05}.obj", r.sim.step);
-            output::write_obj(&staged.file(&name), &r.sim.x, &r.sim.mesh.triangles)?;
+            staged.write(&name, |path| {
+                output::write_obj(path, &r.sim.x, &r.sim.mesh.triangles)
+            })?;
         }
         Ok(())
     };
@@ -390,23 +466,24 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
     })?;
     progress.finish();
     let summary = runner.summary(Some(check.finish()));
-    output::write_trajectory(&staged.file("trajectory.csv"), &runner.rows)?;
-    output::write_summary(&staged.file("summary.json"), &summary)?;
+    staged.write("trajectory.csv", |path| {
+        output::write_trajectory(path, &runner.rows)
+    })?;
+    staged.write("summary.json", |path| output::write_summary(path, &summary))?;
     let dir = staged.commit()?;
-    print!("{}", table(std::slice::from_ref(&summary)));
+    emit(&table(std::slice::from_ref(&summary)))?;
     if let Some(c) = &summary.cross_check {
-        println!("\n{c}");
+        emit(&format!("\n{c}\n"))?;
     }
-    println!(
-        "\nwrote {}/trajectory.csv and summary.json{}",
+    emit(&format!(
+        "\nwrote {}/trajectory.csv and summary.json{}\n",
         dir.display(),
         if args.obj {
             format!(" and {} OBJ frames", summary.solver.steps + 1)
         } else {
             String::new()
         }
-    );
-    Ok(())
+    ))
 }
 
 fn check_command(args: &CheckArgs) -> Result<(), CliError> {
@@ -416,8 +493,7 @@ fn check_command(args: &CheckArgs) -> Result<(), CliError> {
     let label = scene.name.clone();
     run_one(scene, &opts, Some(&mut check), &label)?;
     let report: CrossCheckReport = check.finish();
-    println!("{report}");
-    Ok(())
+    emit(&format!("{report}\n"))
 }
 
 /// Runs the parsed command line.

@@ -4,5 +4,6 @@ pub mod cli;
 pub mod output;
 pub mod plot;
 pub mod runner;
+pub mod signals;
 pub mod verdict;
 pub mod view;

@@ -280,6 +280,9 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
         }
     }
     let scenes = crate::app::view::load_cases(&args.cases)?;
+    for scene in &scenes {
+        crate::app::cli::check_overrides(scene, args.duration, args.tol)?;
+    }
     let opts = RunOptions {
         duration: args.duration,
         tol: args.tol,
@@ -302,25 +305,26 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
     if let Some(dir) = &args.data {
         let staged = output::StagedDir::new(dir)?;
         for s in &series {
-            output::write_trajectory(&staged.file(&format!("{}.csv", s.stem)), &s.rows)?;
+            staged.write(&format!("{}.csv", s.stem), |path| {
+                output::write_trajectory(path, &s.rows)
+            })?;
         }
         staged.commit()?;
     }
     for s in &series {
         let last = s.rows.last().map_or(0.0, |r| r.downhill_distance);
-        println!(
-            "{}: {} steps, downhill {last:.4} m",
+        crate::app::cli::emit(&format!(
+            "{}: {} steps, downhill {last:.4} m\n",
             s.label,
             s.rows.len() - 1
-        );
+        ))?;
     }
-    println!(
-        "wrote {}{}",
+    crate::app::cli::emit(&format!(
+        "wrote {}{}\n",
         args.out.display(),
         args.data.as_ref().map_or(String::new(), |d| format!(
             " and the data in {}",
             d.display()
         ))
-    );
-    Ok(())
+    ))
 }

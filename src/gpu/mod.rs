@@ -137,6 +137,30 @@ pub fn backends_from_env(default: wgpu::Backends) -> Result<wgpu::Backends, GpuE
     }
 }
 
+/// Keeps Mesa's Vulkan device-selection layer from printing `error: XDG_RUNTIME_DIR is invalid
+/// or not set in the environment.` (twice) on a headless machine.
+///
+/// The source: wgpu enables every window-system instance extension the driver offers,
+/// `VK_KHR_wayland_surface` among them, even for a headless instance. Mesa's implicit layer
+/// `VK_LAYER_MESA_device_select` sees that extension and, to order the GPUs by the one driving
+/// the Wayland compositor, calls `wl_display_connect` when the adapters are enumerated;
+/// libwayland prints that line when `XDG_RUNTIME_DIR` is unusable. Without a usable
+/// `XDG_RUNTIME_DIR` there is no compositor to connect to and the layer has nothing to select
+/// by, so this sets Mesa's documented switch `NODEVICE_SELECT=1`, which skips the layer: only
+/// then, and only when the user has not set it. wgpu then orders the adapters itself.
+///
+/// # Safety
+/// Sets an environment variable: call it while the process has a single thread (first thing
+/// in `main`).
+pub unsafe fn quiet_headless_vulkan_probe() {
+    let runtime_dir_usable = std::env::var_os("XDG_RUNTIME_DIR")
+        .is_some_and(|d| std::path::Path::new(&d).is_absolute() && std::path::Path::new(&d).is_dir());
+    if !runtime_dir_usable && std::env::var_os("NODEVICE_SELECT").is_none() {
+        // SAFETY: the caller guarantees no other thread reads or writes the environment.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
+}
+
 /// Where the impulse law runs (the `--gpu` option).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

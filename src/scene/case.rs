@@ -8,7 +8,100 @@
 use std::path::{Path, PathBuf};
 
 use nalgebra::Vector2;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// At most this many time steps a run (duration / h). A step of the book's 25-node square takes
+/// about 20 µs, so 10⁷ steps are minutes of work and 80 MB of trajectory rows; far more is a
+/// typing error (`h = 1e-12`), which would otherwise try to allocate the whole trajectory and
+/// abort, or loop for centuries (`h = 1e-300`).
+pub const MAX_STEPS: f64 = 1e7;
+
+/// At most this many nodes, (n_seg + 1)², i.e. n_seg ≤ 999: a 2·10⁶-unknown sparse Cholesky
+/// per Newton iteration, hours per simulated second; more is beyond what this solver is for.
+pub const MAX_NODES: f64 = 1e6;
+
+/// At most this much memory, bytes, by [`RunEstimate::bytes`] (8 GiB): the trajectory, the
+/// per-node state and buffers, and the Cholesky factor must fit in a workstation's memory.
+pub const MAX_ESTIMATED_BYTES: f64 = 8.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// A case file is a few hundred bytes; one over 1 MiB is not a case file.
+const MAX_CASE_FILE_BYTES: u64 = 1 << 20;
+
+/// Bytes of one trajectory row (10 numbers of 8 bytes).
+const BYTES_PER_ROW: f64 = 80.0;
+
+/// Bytes a node holds: positions, velocities, μλ, the Newton buffers, masses, areas, and its
+/// share of the edge buffers and of the assembled matrix (~4 edges a node); an upper estimate.
+const BYTES_PER_NODE: f64 = 1024.0;
+
+/// The starting clearance every node must have from the slope, as a fraction of d̂.
+///
+/// Why: the barrier's curvature is A κ (d + d̂) / (2 d² d̂), growing as 1/d². At d = 10⁻³ d̂ it is
+/// about 10⁶ times its value at d̂/2, which double precision still factorises next to the mass
+/// term; at the d ≈ 10⁻¹⁷ m of a node placed exactly on the slope it is 10³⁰ times larger, the
+/// Cholesky factorisation fails ("Hessian not positive definite") or the node is glued in
+/// place. A body resting on the slope sits at a sizeable fraction of d̂ (the book's square at
+/// ≈ 0.3 d̂), so no meaningful start is refused.
+pub const MIN_START_CLEARANCE_OF_DHAT: f64 = 1e-3;
+
+/// At most this many Newton iterations a step (`newton.max_iterations`): far above what any
+/// case needs (SPEC.md §6: 175 in the worst step at n_seg = 16), so a larger bound only turns
+/// a failing step into a hang.
+pub const MAX_NEWTON_ITERATIONS: usize = 100_000;
+
+/// At most this many line-search halvings (`newton.max_halvings`): α = 2⁻¹⁰⁷⁴ is the smallest
+/// positive double, so further halvings only repeat α = 0.
+pub const MAX_HALVINGS: usize = 1074;
+
+/// Deserialises an array of exactly two numbers. serde's own `[f64; 2]` reads the first two
+/// elements and ignores the rest, so `[0, 0, -9.81]` would be taken as `[0, 0]`.
+fn exactly_two<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    let v = Vec::<f64>::deserialize(d)?;
+    <[f64; 2]>::try_from(v.as_slice()).map_err(|_| {
+        serde::de::Error::invalid_length(v.len(), &"an array of exactly 2 numbers, [x, y]")
+    })
+}
+
+/// What a run of a scene needs, estimated before anything is allocated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunEstimate {
+    /// Time steps, duration / h (not rounded; may be astronomically large).
+    pub steps: f64,
+    /// Nodes, (n_seg + 1)².
+    pub nodes: f64,
+    /// Memory, bytes: trajectory rows, per-node state and buffers, and the Cholesky factor.
+    pub bytes: f64,
+}
+
+impl RunEstimate {
+    /// The estimate for `n_seg` segments a side, step `h` s and `duration` s.
+    ///
+    /// The factor of a 2D grid's matrix (2 unknowns a node) has O(n log n) non-zeros under a
+    /// fill-reducing ordering; 16 bytes (value and index) × 2n × (2 log₂ 2n + 16) bounds what
+    /// faer's AMD ordering gives on these meshes.
+    pub fn new(n_seg: usize, h: f64, duration: f64) -> RunEstimate {
+        let side = n_seg as f64 + 1.0;
+        let nodes = side * side;
+        let steps = duration / h;
+        let dofs = 2.0 * nodes;
+        let factor = 16.0 * dofs * (2.0 * dofs.log2() + 16.0);
+        RunEstimate {
+            steps,
+            nodes,
+            bytes: (steps + 1.0) * BYTES_PER_ROW + nodes * BYTES_PER_NODE + factor,
+        }
+    }
+}
+
+/// A rule a run's duration or tolerance breaks: the rule and the value, for a message that
+/// names the key or the option.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    /// The rule broken.
+    pub rule: String,
+    /// The value, with what it was compared to.
+    pub value: String,
+}
 
 /// An error reading or validating a case file. Its `Display` is one line naming the file, the key
 /// and the rule.
@@ -21,6 +114,14 @@ pub enum CaseError {
         file: PathBuf,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// The path is not a regular file of a sensible size.
+    #[error("{file}: not a case file: it is {what}; give the path of a TOML case file")]
+    NotACaseFile {
+        /// The path.
+        file: PathBuf,
+        /// What it is instead.
+        what: &'static str,
     },
     /// The file is not valid TOML, or a key is unknown, missing or of the wrong type.
     #[error("{file}: key `{key}`: {message}")]
@@ -50,7 +151,7 @@ impl CaseError {
     /// The dotted key the error is about.
     pub fn key(&self) -> &str {
         match self {
-            CaseError::Io { .. } => "(file)",
+            CaseError::Io { .. } | CaseError::NotACaseFile { .. } => "(file)",
             CaseError::Parse { key, .. } | CaseError::Invalid { key, .. } => key,
         }
     }
@@ -65,8 +166,10 @@ pub struct SquareSection {
     /// Segments per side; (n_seg+1)² nodes.
     pub n_seg: usize,
     /// Centre of the square at t = 0, m.
+    #[serde(deserialize_with = "exactly_two")]
     pub centre: [f64; 2],
     /// Initial velocity of every node, m/s.
+    #[serde(deserialize_with = "exactly_two")]
     pub velocity: [f64; 2],
 }
 
@@ -85,6 +188,7 @@ pub struct MaterialSection {
 #[serde(deny_unknown_fields)]
 pub struct GravitySection {
     /// Gravitational acceleration, m/s².
+    #[serde(deserialize_with = "exactly_two")]
     pub acceleration: [f64; 2],
 }
 
@@ -93,8 +197,10 @@ pub struct GravitySection {
 #[serde(deny_unknown_fields)]
 pub struct SlopeSection {
     /// Outward normal (normalised on load; must be non-zero).
+    #[serde(deserialize_with = "exactly_two")]
     pub normal: [f64; 2],
     /// A point on the slope, m.
+    #[serde(deserialize_with = "exactly_two")]
     pub point: [f64; 2],
 }
 
@@ -216,6 +322,27 @@ pub struct Scene {
 impl Scene {
     /// Read and validate a case file.
     pub fn load(path: &Path) -> Result<Scene, CaseError> {
+        // Look before opening: opening a FIFO for reading blocks until a writer comes.
+        let meta = std::fs::metadata(path).map_err(|source| CaseError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?;
+        let ft = meta.file_type();
+        let what = if meta.is_dir() {
+            Some("a directory")
+        } else if !ft.is_file() {
+            Some("a FIFO, socket or device")
+        } else if meta.len() > MAX_CASE_FILE_BYTES {
+            Some("larger than 1 MiB")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(CaseError::NotACaseFile {
+                file: path.to_path_buf(),
+                what,
+            });
+        }
         let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
             file: path.to_path_buf(),
             source,
@@ -228,7 +355,7 @@ impl Scene {
         let file = path.to_path_buf();
         let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
             file: file.clone(),
-            key: "(document)".into(),
+            key: duplicate_key(&e, text).unwrap_or_else(|| "(document)".into()),
             message: one_line_toml(&e, text),
         })?;
         let case: CaseFile = serde_path_to_error::deserialize(de).map_err(|e| {
@@ -276,8 +403,29 @@ impl Scene {
         v.positive("time.h", case.time.h)?;
         v.positive("time.duration", case.time.duration)?;
         v.positive("newton.tol", case.newton.tol)?;
-        if case.newton.max_iterations == 0 {
-            return Err(v.invalid("newton.max_iterations", "must be at least 1", 0));
+        if !(1..=MAX_NEWTON_ITERATIONS).contains(&case.newton.max_iterations) {
+            return Err(v.invalid(
+                "newton.max_iterations",
+                &format!("must be at least 1 and at most {MAX_NEWTON_ITERATIONS}"),
+                case.newton.max_iterations,
+            ));
+        }
+        if !(1..=MAX_HALVINGS).contains(&case.newton.max_halvings) {
+            return Err(v.invalid(
+                "newton.max_halvings",
+                &format!(
+                    "must be at least 1 and at most {MAX_HALVINGS} (2^-{MAX_HALVINGS} is the smallest positive double)"
+                ),
+                case.newton.max_halvings,
+            ));
+        }
+        let nodes = (case.square.n_seg as f64 + 1.0).powi(2);
+        if nodes > MAX_NODES {
+            return Err(v.invalid(
+                "square.n_seg",
+                &format!("(n_seg + 1)^2 nodes must be at most {MAX_NODES:e}"),
+                format!("{}, {nodes:e} nodes", case.square.n_seg),
+            ));
         }
         let scene = Scene {
             name: case.name.clone(),
@@ -302,21 +450,101 @@ impl Scene {
             max_iterations: case.newton.max_iterations,
             max_halvings: case.newton.max_halvings,
         };
-        // No node may start at or below the slope (the barrier is infinite there).
+        if let Err(e) = scene.check_duration(scene.duration) {
+            return Err(v.invalid("time.h", &e.rule, format!("time.duration = {} s, {}", scene.duration, e.value)));
+        }
+        if let Err(e) = scene.check_tol(scene.tol) {
+            return Err(v.invalid("newton.tol", &e.rule, e.value));
+        }
+        // Every node must start clear of the slope by MIN_START_CLEARANCE_OF_DHAT · d̂ (the
+        // barrier is infinite at the slope and ill-conditioned just above it).
         let mesh = crate::scene::Mesh::square(&scene);
         let lowest = mesh
             .x0
             .iter()
             .map(|x| scene.normal.dot(&(x - scene.point)))
             .fold(f64::INFINITY, f64::min);
-        if lowest <= 0.0 {
+        let clearance = MIN_START_CLEARANCE_OF_DHAT * scene.dhat;
+        if !(lowest >= clearance) {
             return Err(v.invalid(
                 "square.centre",
-                "every node must start strictly above the slope (lowest node's signed distance must be > 0)",
-                format!("{:?}, lowest signed distance {lowest:.6} m", case.square.centre),
+                &format!(
+                    "every node must start at least {MIN_START_CLEARANCE_OF_DHAT:e} barrier.dhat = {clearance:e} m above the slope (closer, the barrier's curvature ~1/d^2 defeats the linear solve)"
+                ),
+                format!("{:?}, lowest node's signed distance {lowest:e} m", case.square.centre),
             ));
         }
         Ok(scene)
+    }
+
+    /// Whether a run of `duration` s fits the bounds: at least one step, at most [`MAX_STEPS`],
+    /// and at most [`MAX_ESTIMATED_BYTES`] of memory by [`RunEstimate`].
+    pub fn check_duration(&self, duration: f64) -> Result<(), Violation> {
+        let e = RunEstimate::new(self.n_seg, self.h, duration);
+        if !(duration.is_finite() && duration > 0.0) {
+            return Err(Violation {
+                rule: "the duration must be finite and > 0".into(),
+                value: format!("{duration} s"),
+            });
+        }
+        if self.steps_for(duration) == 0 {
+            return Err(Violation {
+                rule: "the run must have at least one step (duration / h >= 0.5)".into(),
+                value: format!("duration {duration} s, h {} s", self.h),
+            });
+        }
+        if !(e.steps <= MAX_STEPS) {
+            return Err(Violation {
+                rule: format!(
+                    "duration / h must be at most {MAX_STEPS:e} steps (minutes of work for the book's square; more is a typing error)"
+                ),
+                value: format!("{duration} s / {} s = {:e} steps", self.h, e.steps),
+            });
+        }
+        if !(e.bytes <= MAX_ESTIMATED_BYTES) {
+            return Err(Violation {
+                rule: format!(
+                    "the run's estimated memory (trajectory, nodes, Cholesky factor) must be at most {} GiB",
+                    MAX_ESTIMATED_BYTES / f64::from(1u32 << 30)
+                ),
+                value: format!(
+                    "{:.1} GiB for {:e} steps and {:e} nodes",
+                    e.bytes / f64::from(1u32 << 30),
+                    e.steps,
+                    e.nodes
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether Newton's stopping rule can let this scene move at all: `tol` must be below
+    /// ‖g‖∞·h (SPEC.md §6).
+    ///
+    /// A body at rest in free fall starts each step at x = xⁿ with the Newton step
+    /// p = h²g exactly (uniform gravity, unstretched springs: H p = −∇E is solved by a
+    /// translation), so its first residual ‖p‖∞/h is ‖g‖∞·h. With tol at or above that, no
+    /// iteration ever runs, x^{n+1} = xⁿ every step, and the body hangs in the air. Below it,
+    /// gravity always acts; the book's tol = 10⁻² m/s with h = 10⁻² s is far below
+    /// |g|h = 0.098 m/s, so the book's cases and figures are unchanged. Without gravity there is
+    /// nothing to freeze and no bound.
+    pub fn check_tol(&self, tol: f64) -> Result<(), Violation> {
+        if !(tol.is_finite() && tol > 0.0) {
+            return Err(Violation {
+                rule: "the tolerance must be finite and > 0".into(),
+                value: format!("{tol}"),
+            });
+        }
+        let bound = self.gravity.amax() * self.h;
+        if bound > 0.0 && tol >= bound {
+            return Err(Violation {
+                rule: format!(
+                    "must be below |g|h = {bound:.4e} m/s (max |g component| x time.h), the first Newton residual of a body at rest; at or above it no Newton iteration runs and a falling body hangs in the air (SPEC.md §6): lower the tolerance or raise time.h"
+                ),
+                value: format!("{tol} m/s"),
+            });
+        }
+        Ok(())
     }
 
     /// Number of time steps for `duration` seconds (rounded to the nearest whole step).
@@ -359,6 +587,33 @@ impl Validator<'_> {
             Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
         }
     }
+}
+
+/// The dotted key of a "duplicate key" error: the key at the error's span, prefixed by the
+/// table header above it (`[friction]` then `mu` twice gives `friction.mu`; a header given
+/// twice gives the header's name).
+fn duplicate_key(e: &toml::de::Error, text: &str) -> Option<String> {
+    if !e.message().contains("duplicate key") {
+        return None;
+    }
+    let span = e.span()?;
+    let name = text.get(span.clone())?.trim().trim_matches(['"', '\'']);
+    if name.is_empty() {
+        return None;
+    }
+    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    if text[line_start..].trim_start().starts_with('[') {
+        return Some(name.to_string());
+    }
+    let table = text[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        l.starts_with('[')
+            .then(|| l.trim_start_matches('[').split(']').next().unwrap_or("").trim())
+    });
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{name}"),
+        _ => name.to_string(),
+    })
 }
 
 /// A TOML error on one line: its message and the line/column it points at.

@@ -49,8 +49,35 @@ pub struct HessianSystem {
     symbolic: SymbolicCholesky<usize>,
     l_values: Vec<f64>,
     workspace: MemBuffer,
-    /// Number of symbolic factorisations done (1 for the life of the system).
+    /// Symbolic analyses done: counted where faer's analysis is called ([`analyse`]), so a
+    /// second call anywhere would show (1 for the life of the system).
     pub symbolic_factorisations: usize,
+    /// Numeric factorisations done: counted in [`HessianSystem::factorize`].
+    pub numeric_factorisations: usize,
+}
+
+/// faer's symbolic Cholesky analysis (AMD ordering, elimination tree, the factor's pattern) of
+/// the lower-triangle pattern of `matrix`; every call adds one to `count`.
+fn analyse(
+    matrix: &CscMatrix<f64>,
+    count: &mut usize,
+) -> Result<SymbolicCholesky<usize>, LinearSolveError> {
+    *count += 1;
+    let n = matrix.nrows();
+    let sym = SymbolicSparseColMatRef::new_checked(
+        n,
+        n,
+        matrix.col_offsets(),
+        None,
+        matrix.row_indices(),
+    );
+    factorize_symbolic_cholesky(
+        sym,
+        Side::Lower,
+        SymmetricOrdering::Amd,
+        CholeskySymbolicParams::default(),
+    )
+    .map_err(|e| LinearSolveError::Symbolic(format!("{e:?}")))
 }
 
 fn slot(m: &CscMatrix<f64>, row: usize, col: usize) -> usize {
@@ -104,20 +131,8 @@ impl HessianSystem {
                 ]
             })
             .collect();
-        let sym = SymbolicSparseColMatRef::new_checked(
-            n,
-            n,
-            matrix.col_offsets(),
-            None,
-            matrix.row_indices(),
-        );
-        let symbolic = factorize_symbolic_cholesky(
-            sym,
-            Side::Lower,
-            SymmetricOrdering::Amd,
-            CholeskySymbolicParams::default(),
-        )
-        .map_err(|e| LinearSolveError::Symbolic(format!("{e:?}")))?;
+        let mut symbolic_factorisations = 0;
+        let symbolic = analyse(&matrix, &mut symbolic_factorisations)?;
         let req = StackReq::any_of(&[
             symbolic
                 .factorize_numeric_llt_scratch::<f64>(Par::Seq, Spec::<LltParams, f64>::default()),
@@ -131,7 +146,8 @@ impl HessianSystem {
             diag_slots,
             edge_slots,
             edges: ordered,
-            symbolic_factorisations: 1,
+            symbolic_factorisations,
+            numeric_factorisations: 0,
         })
     }
 
@@ -171,6 +187,7 @@ impl HessianSystem {
 
     /// Numeric Cholesky of the assembled matrix (into the preallocated factor).
     pub fn factorize(&mut self) -> Result<(), LinearSolveError> {
+        self.numeric_factorisations += 1;
         let n = self.dim();
         let a = SparseColMatRef::new(
             SymbolicSparseColMatRef::new_checked(
@@ -252,6 +269,11 @@ mod tests {
                 expect[i]
             );
         }
+        assert_eq!(sys.symbolic_factorisations, 1);
+        // Two more numeric factorisations reuse the analysis.
+        sys.factorize().unwrap();
+        sys.factorize().unwrap();
+        assert_eq!(sys.numeric_factorisations, 3);
         assert_eq!(sys.symbolic_factorisations, 1);
     }
 

@@ -48,12 +48,21 @@ pub enum SolveError {
         energy: f64,
     },
     /// The linear solve failed.
-    #[error("step {step}, iteration {iteration}: {source}")]
+    #[error(
+        "step {step} (t = {time:.4} s), iteration {iteration}: {source} (‖∇E‖∞ = {gradient:.3e} kg·m, last ‖p‖∞/h = {})",
+        residual.map_or("none yet".to_string(), |r| format!("{r:.3e} m/s"))
+    )]
     Linear {
         /// Step index.
         step: usize,
+        /// Time at the start of the step, s.
+        time: f64,
         /// Newton iteration.
         iteration: usize,
+        /// ‖∇E‖∞ at the iterate whose Hessian failed, kg·m.
+        gradient: f64,
+        /// The residual ‖p‖∞/h of the previous iteration, m/s (none at the first).
+        residual: Option<f64>,
         /// Cause.
         source: LinearSolveError,
     },
@@ -191,6 +200,11 @@ impl Simulation {
         self.system.symbolic_factorisations
     }
 
+    /// Numeric factorisations done so far (one per search direction: iterations + 1 a step).
+    pub fn numeric_factorisations(&self) -> usize {
+        self.system.numeric_factorisations
+    }
+
     /// Advance one step of h with the scene's Newton tolerance.
     pub fn step(&mut self) -> Result<StepStats, SolveError> {
         let tol = self.scene.tol;
@@ -202,17 +216,7 @@ impl Simulation {
         let h = self.scene.h;
         let step = self.step;
         let t0 = self.time();
-        for i in 0..self.x.len() {
-            self.ws.x_tilde[i] = self.x[i] + self.v[i] * h;
-            self.ws.x_n[i] = self.x[i];
-        }
-        barrier::mu_lambda(
-            &self.x,
-            &self.mesh.contact_area,
-            &self.barrier,
-            self.scene.mu,
-            &mut self.mu_lambda,
-        );
+        self.begin_step();
         let mut stats = StepStats {
             step,
             max_energy_increase: f64::NEG_INFINITY,
@@ -266,6 +270,37 @@ impl Simulation {
         stats.time = self.time();
         stats.min_distance = self.check_invariants(step)?;
         Ok(stats)
+    }
+
+    /// Sets what a step's E depends on from the current state: x̃ = xⁿ + h vⁿ, xⁿ, and the
+    /// lagged μλ at xⁿ (SPEC.md §2). [`Simulation::step_with_tol`] starts with it; tests call it
+    /// to evaluate the step's E, gradient and Hessian without stepping.
+    pub fn begin_step(&mut self) {
+        let h = self.scene.h;
+        for i in 0..self.x.len() {
+            self.ws.x_tilde[i] = self.x[i] + self.v[i] * h;
+            self.ws.x_n[i] = self.x[i];
+        }
+        barrier::mu_lambda(
+            &self.x,
+            &self.mesh.contact_area,
+            &self.barrier,
+            self.scene.mu,
+            &mut self.mu_lambda,
+        );
+    }
+
+    /// ∇E at `x` (per node, kg·m) and the lower triangle of the projected Hessian (kg) as the
+    /// solver assembles them for its linear solve, for the step set by
+    /// [`Simulation::begin_step`]. Allocates: for tests, not for the Newton loop.
+    pub fn assembled_gradient_and_hessian(
+        &mut self,
+        x: &[Vec2],
+    ) -> (Vec<Vec2>, nalgebra_sparse::CscMatrix<f64>) {
+        let saved = std::mem::replace(&mut self.x, x.to_vec());
+        self.assemble();
+        self.x = saved;
+        (self.ws.grad.clone(), self.system.matrix().clone())
     }
 
     fn line_search(
@@ -323,13 +358,8 @@ impl Simulation {
                 + friction::value(x, &self.ws.x_n, &self.mu_lambda, &self.friction()))
     }
 
-    /// ∇E and the projected Hessian at the current x; solves H p = −∇E into `ws.p`.
-    fn search_direction(
-        &mut self,
-        step: usize,
-        iteration: usize,
-        stats: &mut StepStats,
-    ) -> Result<(), SolveError> {
+    /// ∇E into `ws.grad` and the projected Hessian into the system's matrix, at the current x.
+    fn assemble(&mut self) {
         let h = self.scene.h;
         let h2 = h * h;
         let m = &self.mesh;
@@ -367,16 +397,33 @@ impl Simulation {
             &mut ws.edge_blocks,
         );
         self.system.assemble(&ws.diag, &ws.edge_blocks);
+    }
+
+    /// ∇E and the projected Hessian at the current x; solves H p = −∇E into `ws.p`.
+    fn search_direction(
+        &mut self,
+        step: usize,
+        iteration: usize,
+        stats: &mut StepStats,
+    ) -> Result<(), SolveError> {
+        let h = self.scene.h;
+        self.assemble();
+        let ws = &mut self.ws;
         for (i, g) in ws.grad.iter().enumerate() {
             ws.rhs[2 * i] = -g.x;
             ws.rhs[2 * i + 1] = -g.y;
         }
         let clock = self.time_linear_solve.then(std::time::Instant::now);
+        let time = self.step as f64 * h;
+        let previous_residual = (iteration > 0).then_some(stats.residual);
         self.system
             .factorize()
             .map_err(|source| SolveError::Linear {
                 step,
+                time,
                 iteration,
+                gradient: ws.grad.iter().map(|g| g.amax()).fold(0.0, f64::max),
+                residual: previous_residual,
                 source,
             })?;
         self.system.solve_in_place(&mut ws.rhs);

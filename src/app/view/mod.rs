@@ -174,6 +174,9 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
         SceneKind::Slope => load_cases(&args.cases)?,
         SceneKind::Bounce => Vec::new(),
     };
+    for scene in &scenes {
+        crate::app::cli::check_overrides(scene, args.duration, None)?;
+    }
     if args.select == 0 || (args.scene == SceneKind::Slope && args.select > scenes.len()) {
         return Err(bad_option(
             "--select",
