@@ -143,6 +143,7 @@ fn barrier_inside_dhat() {
         point: V2::new(0.0, -1.0),
         dhat: 0.01,
         kappa: 1e5,
+        kind: Default::default(),
     };
     for _ in 0..200 {
         // Distances from 1e-3 d̂ to 0.999 d̂, and a few outside (zero energy).

@@ -82,6 +82,9 @@ pub struct PlotArgs {
     /// Newton tolerance, m/s (default: the case's).
     #[arg(long)]
     pub tol: Option<f64>,
+    /// Override a key of every case file (repeatable): `--set square.n_seg=16`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<crate::scene::Override>,
     /// Figure width, px.
     #[arg(long, default_value_t = 1200)]
     pub width: u32,
@@ -279,7 +282,7 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
             });
         }
     }
-    let scenes = crate::app::view::load_cases(&args.cases)?;
+    let scenes = crate::app::view::load_cases(&args.cases, &args.set)?;
     let opts = RunOptions {
         duration: args.duration,
         tol: args.tol,

@@ -137,6 +137,7 @@ impl Simulation {
             point: scene.point,
             dhat: scene.dhat,
             kappa: scene.kappa,
+            kind: scene.barrier_kind,
         };
         Ok(Simulation {
             x: mesh.x0.clone(),
