@@ -41,7 +41,7 @@ pub fn load_font() -> Option<(PathBuf, Vec<u8>)> {
 }
 
 /// Registers the font with plotters once per process; whether text can be drawn.
-fn plotters_font() -> bool {
+pub fn plotters_font() -> bool {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     *REGISTERED.get_or_init(|| match load_font() {
         Some((path, bytes)) => {

@@ -11,6 +11,7 @@ use nalgebra::Vector2;
 use serde::{Deserialize, Serialize};
 
 use crate::energy::barrier::BarrierKind;
+use crate::energy::spring::Projection;
 
 /// An error reading or validating a case file. Its `Display` is one line naming the file, the key
 /// and the rule.
@@ -159,6 +160,11 @@ pub struct NewtonSection {
     pub max_iterations: usize,
     /// Halvings allowed per line search before the step is an error.
     pub max_halvings: usize,
+    /// How the spring Hessian is projected: `"clamp"` (SPEC.md §2, the default when absent) or
+    /// `"none"` (the exact Hessian, clamped only in an iteration where it is not positive
+    /// definite; for refined meshes, docs/refinement.md).
+    #[serde(default)]
+    pub projection: Projection,
 }
 
 /// A case file as written.
@@ -232,6 +238,8 @@ pub struct Scene {
     pub max_iterations: usize,
     /// Line-search halving bound.
     pub max_halvings: usize,
+    /// Projection of the spring Hessian.
+    pub spring_projection: Projection,
     /// The `--set` overrides applied to the case file, as given (`square.n_seg=16`).
     pub overrides: Vec<String>,
 }
@@ -331,6 +339,7 @@ impl Scene {
             tol: case.newton.tol,
             max_iterations: case.newton.max_iterations,
             max_halvings: case.newton.max_halvings,
+            spring_projection: case.newton.projection,
             overrides: Vec::new(),
         };
         // No node may start at or below the slope (the barrier is infinite there).
