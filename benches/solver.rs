@@ -29,11 +29,10 @@ fn case_file(name: &str) -> CaseFile {
     toml::from_str(&text).unwrap()
 }
 
-/// The reference square refined to `n_seg`, contact area side/n_seg as in SPEC.md §1.
+/// The reference square refined to `n_seg` (the contact area follows as side/n_seg, SPEC.md §6).
 fn refined_scene(n_seg: usize) -> Scene {
     let mut case = case_file("slope_mu0.11.toml");
     case.square.n_seg = n_seg;
-    case.barrier.contact_area = case.square.side / n_seg as f64;
     case.newton.max_iterations = 10_000;
     Scene::from_case(&case, None).unwrap()
 }

@@ -144,6 +144,7 @@ fn barrier_inside_dhat() {
         point: V2::new(0.0, -1.0),
         dhat: 0.01,
         kappa: 1e5,
+        kind: Default::default(),
     };
     let (mut inside, mut outside) = (0, 0);
     for _ in 0..200 {

@@ -14,7 +14,6 @@ fn case(n_seg: usize) -> CaseFile {
     .unwrap();
     let mut c: CaseFile = toml::from_str(&text).unwrap();
     c.square.n_seg = n_seg;
-    c.barrier.contact_area = c.square.side / n_seg as f64;
     c
 }
 

@@ -14,7 +14,7 @@ use crate::app::view::{self, ViewArgs, ViewError};
 use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
 use crate::gpu::{self, GpuError, GpuMode};
-use crate::scene::{CaseError, Scene};
+use crate::scene::{CaseError, Override, Scene};
 
 /// The three slope cases of SPEC.md §1, built into the binary from `cases/`.
 pub const BUILTIN_CASES: [(&str, &str); 3] = [
@@ -83,6 +83,10 @@ pub struct CaseArgs {
     /// Where the impulse law of the cross-check runs.
     #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
     pub gpu: GpuMode,
+    /// Override a key of the case file (repeatable): `--set square.n_seg=16`,
+    /// `--set friction.mu=0.05`. Validated like the file; recorded in summary.json.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<Override>,
 }
 
 impl CaseArgs {
@@ -90,7 +94,7 @@ impl CaseArgs {
     fn load(&self) -> Result<(Scene, RunOptions), CliError> {
         check_positive("--duration", self.duration)?;
         check_positive("--tol", self.tol)?;
-        let scene = Scene::load(&self.case)?;
+        let scene = Scene::load_with_overrides(&self.case, &self.set)?;
         check_overrides(&scene, self.duration, self.tol)?;
         let opts = RunOptions {
             duration: self.duration,
@@ -329,9 +333,9 @@ fn run_one(
 /// The verdict table of the default run.
 pub fn table(summaries: &[Summary]) -> String {
     let mut s = String::new();
-    let header = |cols: [&str; 10]| {
+    let header = |cols: [&str; 12]| {
         format!(
-            "{:<6} {:<24} {:>10} {:>12} {:>8} {:>9} {:>10} {:>10} {:>10} {:>11}\n",
+            "{:<6} {:<24} {:>10} {:>12} {:>8} {:>14} {:>9} {:>9} {:>10} {:>10} {:>10} {:>11}\n",
             cols[0],
             cols[1],
             cols[2],
@@ -341,7 +345,9 @@ pub fn table(summaries: &[Summary]) -> String {
             cols[6],
             cols[7],
             cols[8],
-            cols[9]
+            cols[9],
+            cols[10],
+            cols[11]
         )
     };
     s.push_str(&header([
@@ -350,6 +356,8 @@ pub fn table(summaries: &[Summary]) -> String {
         "downhill",
         "final speed",
         "Newton",
+        "per step",
+        "halvings",
         "wall",
         "post-pass",
         "agree",
@@ -362,6 +370,8 @@ pub fn table(summaries: &[Summary]) -> String {
         "m",
         "m/s",
         "iters",
+        "mean/p95/max",
+        "",
         "ms",
         "% of wall",
         "%",
@@ -382,13 +392,19 @@ pub fn table(summaries: &[Summary]) -> String {
             ),
             None => ("-".into(), "-".into(), "-".into()),
         };
+        let per_step = format!(
+            "{:.2}/{}/{}",
+            r.mean_iterations_per_step, r.p95_iterations_per_step, r.solver.max_iterations_in_step
+        );
         s.push_str(&format!(
-            "{:<6} {:<24} {:>10.4} {:>12.4} {:>8} {:>9.1} {:>10.1} {:>10} {:>10} {:>11}\n",
+            "{:<6} {:<24} {:>10.4} {:>12.4} {:>8} {:>14} {:>9} {:>9.1} {:>10.1} {:>10} {:>10} {:>11}\n",
             r.mu,
             verdict,
             r.downhill_distance,
             r.final_speed.unwrap_or(f64::NAN),
             r.solver.newton_iterations,
+            per_step,
+            r.solver.line_search_halvings,
             r.wall_seconds * 1e3,
             100.0 * r.post_pass_seconds / r.wall_seconds.max(1e-12),
             agree,

@@ -41,7 +41,7 @@ pub fn load_font() -> Option<(PathBuf, Vec<u8>)> {
 }
 
 /// Registers the font with plotters once per process; whether text can be drawn.
-fn plotters_font() -> bool {
+pub fn plotters_font() -> bool {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     *REGISTERED.get_or_init(|| match load_font() {
         Some((path, bytes)) => {
@@ -82,6 +82,9 @@ pub struct PlotArgs {
     /// Newton tolerance, m/s (default: the case's).
     #[arg(long)]
     pub tol: Option<f64>,
+    /// Override a key of every case file (repeatable): `--set square.n_seg=16`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<crate::scene::Override>,
     /// Figure width, px.
     #[arg(long, default_value_t = 1200)]
     pub width: u32,
@@ -279,7 +282,7 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
             });
         }
     }
-    let scenes = crate::app::view::load_cases(&args.cases)?;
+    let scenes = crate::app::view::load_cases(&args.cases, &args.set)?;
     for scene in &scenes {
         crate::app::cli::check_overrides(scene, args.duration, args.tol)?;
     }

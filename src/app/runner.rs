@@ -277,6 +277,14 @@ impl Runner {
         verdict::window_speed(&s, s.len() - 1, self.sim.scene.h)
     }
 
+    /// The 95th percentile (nearest rank) of the Newton iterations of the steps taken so far.
+    pub fn p95_iterations_per_step(&self) -> usize {
+        let mut iterations: Vec<usize> =
+            self.rows.iter().skip(1).map(|r| r.newton_iterations).collect();
+        iterations.sort_unstable();
+        nearest_rank(&iterations, 0.95)
+    }
+
     /// Seconds since the runner was made.
     pub fn wall_seconds(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
@@ -289,6 +297,7 @@ impl Runner {
         Summary {
             case: sc.name.clone(),
             source: sc.source.as_ref().map(|p| p.display().to_string()),
+            overrides: sc.overrides.clone(),
             mu: sc.mu,
             h: sc.h,
             tol: self.tol,
@@ -307,11 +316,22 @@ impl Runner {
             solver: self.totals,
             mean_iterations_per_step: self.totals.newton_iterations as f64
                 / self.totals.steps.max(1) as f64,
+            p95_iterations_per_step: self.p95_iterations_per_step(),
             wall_seconds: self.wall_seconds(),
             post_pass_seconds: self.post_pass_seconds,
             cross_check,
         }
     }
+}
+
+/// The `q`-quantile (0 < q ≤ 1) of sorted `values` by the nearest-rank rule: the smallest value
+/// with at least ⌈q·n⌉ values at or below it; 0 for no values.
+pub fn nearest_rank(sorted: &[usize], q: f64) -> usize {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
 }
 
 /// `summary.json`.
@@ -321,6 +341,8 @@ pub struct Summary {
     pub case: String,
     /// Case file.
     pub source: Option<String>,
+    /// The `--set` overrides applied to the case file, as given (`square.n_seg=16`).
+    pub overrides: Vec<String>,
     /// μ.
     pub mu: f64,
     /// Time step, s.
@@ -343,8 +365,11 @@ pub struct Summary {
     pub final_speed: Option<f64>,
     /// Solver statistics.
     pub solver: SolverTotals,
-    /// Newton iterations per step.
+    /// Newton iterations per step, mean (the maximum is `solver.max_iterations_in_step`, the
+    /// line-search halvings `solver.line_search_halvings`).
     pub mean_iterations_per_step: f64,
+    /// Newton iterations per step, 95th percentile (nearest rank).
+    pub p95_iterations_per_step: usize,
     /// Wall time of the run, s (from the runner's creation to the summary).
     pub wall_seconds: f64,
     /// Of which the impulse-law post-pass (cross-check batches), s.

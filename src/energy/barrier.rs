@@ -3,8 +3,24 @@
 //! Per node with signed distance d = n·(xᵢ − o) (m), active when d < d̂, s = d/d̂:
 //! b = A d̂ (κ/2)(s − 1) ln s (J); ∂b/∂x = A d̂ (κ/2)(ln s/d̂ + (s − 1)/d) n (N);
 //! ∂²b/∂x² = A d̂ κ (d + d̂)/(2 d² d̂) n nᵀ (N/m, PSD).
+//!
+//! With [`BarrierKind::Ipc`] the per-node kernel is the C² barrier of [`super::barrier_ipc`]
+//! (SPEC.md §6) instead; everything else here (the sums, λ, the tunnelling filter) is shared.
 
-use super::{Mat2, Vec2};
+use serde::{Deserialize, Serialize};
+
+use super::{Mat2, Vec2, barrier_ipc};
+
+/// Which per-node barrier function (case key `barrier.kind`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BarrierKind {
+    /// The book's A d̂ (κ/2)(s − 1) ln s, C¹ at d̂ (SPEC.md §2).
+    #[default]
+    Book,
+    /// IPC's −(Aκ/2d̂)(d − d̂)² ln(d/d̂), C² at d̂ (SPEC.md §6; [`super::barrier_ipc`]).
+    Ipc,
+}
 
 /// The half-space n·(x − o) ≥ 0 and the barrier's constants.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +33,8 @@ pub struct Barrier {
     pub dhat: f64,
     /// Stiffness κ.
     pub kappa: f64,
+    /// The per-node barrier function.
+    pub kind: BarrierKind,
 }
 
 impl Barrier {
@@ -29,7 +47,9 @@ impl Barrier {
     /// b(d) for a node of contact area `area`, J; +∞ at or below the slope.
     #[inline]
     pub fn node_value(&self, d: f64, area: f64) -> f64 {
-        if d >= self.dhat {
+        if self.kind == BarrierKind::Ipc {
+            barrier_ipc::value(d, self.dhat, self.kappa, area)
+        } else if d >= self.dhat {
             0.0
         } else if d <= 0.0 {
             f64::INFINITY
@@ -42,7 +62,9 @@ impl Barrier {
     /// ∂b/∂d, N (≤ 0 inside d̂; zero outside).
     #[inline]
     pub fn node_dbdd(&self, d: f64, area: f64) -> f64 {
-        if d >= self.dhat {
+        if self.kind == BarrierKind::Ipc {
+            barrier_ipc::first(d, self.dhat, self.kappa, area)
+        } else if d >= self.dhat {
             0.0
         } else {
             let s = d / self.dhat;
@@ -53,7 +75,9 @@ impl Barrier {
     /// ∂²b/∂d², N/m.
     #[inline]
     pub fn node_d2bdd2(&self, d: f64, area: f64) -> f64 {
-        if d >= self.dhat {
+        if self.kind == BarrierKind::Ipc {
+            barrier_ipc::second(d, self.dhat, self.kappa, area)
+        } else if d >= self.dhat {
             0.0
         } else {
             area * self.dhat * self.kappa * (d + self.dhat) / (2.0 * d * d * self.dhat)

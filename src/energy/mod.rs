@@ -6,6 +6,7 @@
 //! beside them. The Newton loop multiplies the potential energies by h² as E in SPEC.md §2 does.
 
 pub mod barrier;
+pub mod barrier_ipc;
 pub mod friction;
 pub mod gravity;
 pub mod inertia;

@@ -50,6 +50,22 @@ pub fn element_hessian_block_psd(d: &Vec2, l2: f64, k: f64) -> Mat2 {
     ddt * along + (Mat2::identity() - ddt) * across
 }
 
+/// How the edge Hessian is made positive semi-definite.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Projection {
+    /// Negative eigenvalues clamped to zero (SPEC.md §2, the book's).
+    #[default]
+    Clamp,
+    /// No projection: the exact edge Hessian ([`element_hessian_block`]). The inertia term
+    /// M keeps the sum positive definite unless springs are compressed hard, and the solver
+    /// falls back to `Clamp` for an iteration whose Cholesky factorisation fails. Clamping
+    /// raises the model's curvature across every compressed spring, so the Newton step is too
+    /// short and convergence linear while the refined square is squashed on landing
+    /// (docs/refinement.md).
+    None,
+}
+
 /// Σ ψ over all edges, J.
 pub fn value(
     x: &[Vec2],
@@ -109,8 +125,25 @@ pub fn hessian(
     scale: f64,
     blocks: &mut [Mat2],
 ) {
+    hessian_projected(x, edges, rest_l2, k, scale, Projection::Clamp, blocks)
+}
+
+/// [`hessian`] with the projection chosen.
+pub fn hessian_projected(
+    x: &[Vec2],
+    edges: &[[usize; 2]],
+    rest_l2: &[f64],
+    k: f64,
+    scale: f64,
+    projection: Projection,
+    blocks: &mut [Mat2],
+) {
+    let block = match projection {
+        Projection::Clamp => element_hessian_block_psd,
+        Projection::None => element_hessian_block,
+    };
     let f = |(out, (e, l2)): (&mut Mat2, (&[usize; 2], &f64))| {
-        *out = element_hessian_block_psd(&(x[e[0]] - x[e[1]]), *l2, k) * scale
+        *out = block(&(x[e[0]] - x[e[1]]), *l2, k) * scale
     };
     if edges.len() < PARALLEL_EDGES {
         blocks.iter_mut().zip(edges.iter().zip(rest_l2)).for_each(f);

@@ -103,6 +103,9 @@ pub struct Violation {
     pub value: String,
 }
 
+use crate::energy::barrier::BarrierKind;
+use crate::energy::spring::Projection;
+
 /// An error reading or validating a case file. Its `Display` is one line naming the file, the key
 /// and the rule.
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +148,15 @@ pub enum CaseError {
         /// The value as given.
         value: String,
     },
+    /// An error about a key whose value came from a `--set` override
+    /// ([`crate::scene::overrides`]).
+    #[error("{source} [the value came from --set {setting}]")]
+    FromOverride {
+        /// The override as given (`KEY=VALUE`).
+        setting: String,
+        /// The error, as it would read for the same value in the file.
+        source: Box<CaseError>,
+    },
 }
 
 impl CaseError {
@@ -153,6 +165,7 @@ impl CaseError {
         match self {
             CaseError::Io { .. } | CaseError::NotACaseFile { .. } => "(file)",
             CaseError::Parse { key, .. } | CaseError::Invalid { key, .. } => key,
+            CaseError::FromOverride { source, .. } => source.key(),
         }
     }
 }
@@ -208,12 +221,19 @@ pub struct SlopeSection {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BarrierSection {
+    /// Which barrier function: `"book"` (SPEC.md §2, the default when absent) or `"ipc"` (the
+    /// C² barrier of SPEC.md §6).
+    #[serde(default)]
+    pub kind: BarrierKind,
     /// Activation distance d̂, m.
     pub dhat: f64,
     /// Stiffness κ, Pa (N/m² per unit contact area).
     pub kappa: f64,
-    /// Contact area A of every node, m (in 2D: a length).
-    pub contact_area: f64,
+    /// Contact area A of every node, m (in 2D: a length). Optional: when the case does not
+    /// state it, it follows the mesh as side/n_seg (SPEC.md §6), so refining the square with
+    /// `--set square.n_seg=…` gives a consistent scene.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_area: Option<f64>,
 }
 
 /// `[friction]`: smoothed semi-implicit Coulomb friction.
@@ -246,6 +266,11 @@ pub struct NewtonSection {
     pub max_iterations: usize,
     /// Halvings allowed per line search before the step is an error.
     pub max_halvings: usize,
+    /// How the spring Hessian is projected: `"clamp"` (SPEC.md §2, the default when absent) or
+    /// `"none"` (the exact Hessian, clamped only in an iteration where it is not positive
+    /// definite; for refined meshes, docs/refinement.md).
+    #[serde(default)]
+    pub projection: Projection,
 }
 
 /// A case file as written.
@@ -303,6 +328,8 @@ pub struct Scene {
     pub kappa: f64,
     /// Contact area per node, m.
     pub contact_area: f64,
+    /// The barrier function.
+    pub barrier_kind: BarrierKind,
     /// Friction coefficient μ.
     pub mu: f64,
     /// Friction smoothing speed ε_v, m/s.
@@ -317,6 +344,10 @@ pub struct Scene {
     pub max_iterations: usize,
     /// Line-search halving bound.
     pub max_halvings: usize,
+    /// Projection of the spring Hessian.
+    pub spring_projection: Projection,
+    /// The `--set` overrides applied to the case file, as given (`square.n_seg=16`).
+    pub overrides: Vec<String>,
 }
 
 impl Scene {
@@ -397,7 +428,13 @@ impl Scene {
         v.finite2("slope.point", case.slope.point)?;
         v.positive("barrier.dhat", case.barrier.dhat)?;
         v.positive("barrier.kappa", case.barrier.kappa)?;
-        v.positive("barrier.contact_area", case.barrier.contact_area)?;
+        let contact_area = match case.barrier.contact_area {
+            Some(a) => {
+                v.positive("barrier.contact_area", a)?;
+                a
+            }
+            None => case.square.side / case.square.n_seg as f64,
+        };
         v.non_negative("friction.mu", case.friction.mu)?;
         v.positive("friction.eps_v", case.friction.eps_v)?;
         v.positive("time.h", case.time.h)?;
@@ -441,7 +478,8 @@ impl Scene {
             point: Vector2::from(case.slope.point),
             dhat: case.barrier.dhat,
             kappa: case.barrier.kappa,
-            contact_area: case.barrier.contact_area,
+            contact_area,
+            barrier_kind: case.barrier.kind,
             mu: case.friction.mu,
             eps_v: case.friction.eps_v,
             h: case.time.h,
@@ -449,6 +487,8 @@ impl Scene {
             tol: case.newton.tol,
             max_iterations: case.newton.max_iterations,
             max_halvings: case.newton.max_halvings,
+            spring_projection: case.newton.projection,
+            overrides: Vec::new(),
         };
         if let Err(e) = scene.check_duration(scene.duration) {
             return Err(v.invalid("time.h", &e.rule, format!("time.duration = {} s, {}", scene.duration, e.value)));
@@ -617,7 +657,7 @@ fn duplicate_key(e: &toml::de::Error, text: &str) -> Option<String> {
 }
 
 /// A TOML error on one line: its message and the line/column it points at.
-fn one_line_toml(e: &toml::de::Error, text: &str) -> String {
+pub(crate) fn one_line_toml(e: &toml::de::Error, text: &str) -> String {
     let msg = e.message().replace('\n', " ").trim().to_string();
     match e.span() {
         Some(span) => {

@@ -2,6 +2,8 @@
 
 pub mod case;
 pub mod mesh;
+pub mod overrides;
 
 pub use case::{CaseError, CaseFile, Scene};
 pub use mesh::Mesh;
+pub use overrides::{Override, OverrideError};

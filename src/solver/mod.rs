@@ -9,4 +9,4 @@ pub mod assembly;
 pub mod line_search;
 pub mod newton;
 
-pub use newton::{Simulation, SolveError, StepStats};
+pub use newton::{IterationTrace, Simulation, SolveError, StepStats};

@@ -98,6 +98,9 @@ pub struct StepStats {
     pub min_distance: f64,
     /// Wall time spent in numeric factorisation + solve, s.
     pub factor_solve_seconds: f64,
+    /// Iterations whose Hessian, with the scene's spring projection, was not positive definite
+    /// and were redone with the clamped projection.
+    pub projection_fallbacks: usize,
 }
 
 /// Preallocated buffers of the Newton loop (no allocation per iteration).
@@ -132,6 +135,27 @@ pub struct Simulation {
     ws: Workspace,
     /// Measure factor+solve time per step (adds two clock reads per iteration).
     pub time_linear_solve: bool,
+    /// Record every Newton iteration of the last step in [`Simulation::iteration_trace`]
+    /// (diagnostics; off by default).
+    pub trace_iterations: bool,
+    /// The iterations of the last step, when [`Simulation::trace_iterations`] is set.
+    pub iteration_trace: Vec<IterationTrace>,
+    projection: spring::Projection,
+}
+
+/// One Newton iteration, for diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IterationTrace {
+    /// ‖p‖∞/h at the start of the iteration, m/s.
+    pub residual: f64,
+    /// The tunnelling filter's α₀.
+    pub filter_alpha: f64,
+    /// The accepted α.
+    pub alpha: f64,
+    /// E after the accepted line search, J.
+    pub energy: f64,
+    /// Smallest node-to-slope distance after it, m.
+    pub min_distance: f64,
 }
 
 impl Simulation {
@@ -141,11 +165,13 @@ impl Simulation {
         let n = mesh.len();
         let ne = mesh.edges.len();
         let system = HessianSystem::new(n, &mesh.edges)?;
+        let projection = scene.spring_projection;
         let barrier = Barrier {
             normal: scene.normal,
             point: scene.point,
             dhat: scene.dhat,
             kappa: scene.kappa,
+            kind: scene.barrier_kind,
         };
         Ok(Simulation {
             x: mesh.x0.clone(),
@@ -168,6 +194,9 @@ impl Simulation {
             scene,
             mesh,
             time_linear_solve: false,
+            trace_iterations: false,
+            iteration_trace: Vec::new(),
+            projection,
         })
     }
 
@@ -224,6 +253,7 @@ impl Simulation {
         };
         let mut energy = self.energy_at(&self.x);
         let mut iteration = 0;
+        self.iteration_trace.clear();
         loop {
             self.search_direction(step, iteration, &mut stats)?;
             let residual = self.ws.p.iter().map(|p| p.amax()).fold(0.0, f64::max) / h;
@@ -258,6 +288,20 @@ impl Simulation {
                 .max(ls.energy_after - ls.energy_before);
             energy = ls.energy_after;
             iteration += 1;
+            if self.trace_iterations {
+                let min_distance = self
+                    .x
+                    .iter()
+                    .map(|x| self.barrier.distance(x))
+                    .fold(f64::INFINITY, f64::min);
+                self.iteration_trace.push(IterationTrace {
+                    residual,
+                    filter_alpha: ls.alpha * 2f64.powi(ls.halvings as i32),
+                    alpha: ls.alpha,
+                    energy,
+                    min_distance,
+                });
+            }
         }
         stats.iterations = iteration;
         if iteration == 0 {
@@ -388,12 +432,13 @@ impl Simulation {
         inertia::hessian(&m.mass, 1.0, &mut ws.diag);
         barrier::hessian(&self.x, &m.contact_area, &self.barrier, h2, &mut ws.diag);
         friction::hessian(&self.x, &ws.x_n, &self.mu_lambda, &fr, h2, &mut ws.diag);
-        spring::hessian(
+        spring::hessian_projected(
             &self.x,
             &m.edges,
             &m.rest_l2,
             self.scene.stiffness,
             h2,
+            self.projection,
             &mut ws.edge_blocks,
         );
         self.system.assemble(&ws.diag, &ws.edge_blocks);
@@ -416,16 +461,30 @@ impl Simulation {
         let clock = self.time_linear_solve.then(std::time::Instant::now);
         let time = self.step as f64 * h;
         let previous_residual = (iteration > 0).then_some(stats.residual);
-        self.system
-            .factorize()
-            .map_err(|source| SolveError::Linear {
-                step,
-                time,
-                iteration,
-                gradient: ws.grad.iter().map(|g| g.amax()).fold(0.0, f64::max),
-                residual: previous_residual,
-                source,
-            })?;
+        let mut factored = self.system.factorize();
+        if factored.is_err() && self.projection != spring::Projection::Clamp {
+            // The unprojected (or differently projected) spring blocks made H indefinite:
+            // this iteration falls back to the clamped projection of SPEC.md §2.
+            spring::hessian(
+                &self.x,
+                &m.edges,
+                &m.rest_l2,
+                self.scene.stiffness,
+                h2,
+                &mut ws.edge_blocks,
+            );
+            self.system.assemble(&ws.diag, &ws.edge_blocks);
+            factored = self.system.factorize();
+            stats.projection_fallbacks += 1;
+        }
+        factored.map_err(|source| SolveError::Linear {
+            step,
+            time,
+            iteration,
+            gradient: ws.grad.iter().map(|g| g.amax()).fold(0.0, f64::max),
+            residual: previous_residual,
+            source,
+        })?;
         self.system.solve_in_place(&mut ws.rhs);
         if let Some(c) = clock {
             stats.factor_solve_seconds += c.elapsed().as_secs_f64();

@@ -27,7 +27,7 @@ use crate::app::cli::{BUILTIN_CASES, CliError};
 use crate::app::runner::RunOptions;
 use crate::contact::impulse_law::SharedBackend;
 use crate::gpu::{self, GpuMode};
-use crate::scene::Scene;
+use crate::scene::{Override, Scene};
 
 /// Which scene the viewer shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -68,6 +68,9 @@ pub struct ViewArgs {
     /// Where the impulse law runs (the cross-check lamps, the bounces).
     #[arg(long, value_enum, default_value_t = GpuMode::Auto)]
     pub gpu: GpuMode,
+    /// Override a key of every case file (repeatable): `--set square.n_seg=16`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<Override>,
 }
 
 /// Errors of the viewer.
@@ -131,17 +134,21 @@ pub(crate) struct ViewConfig {
     pub frames_done: Rc<Cell<usize>>,
 }
 
-/// Loads the slope cases of `args` (the built-in three when none are given).
-pub fn load_cases(paths: &[PathBuf]) -> Result<Vec<Scene>, CliError> {
+/// Loads the slope cases of `args` (the built-in three when none are given), each with
+/// `overrides` applied.
+pub fn load_cases(paths: &[PathBuf], overrides: &[Override]) -> Result<Vec<Scene>, CliError> {
     if paths.is_empty() {
         BUILTIN_CASES
             .iter()
-            .map(|(path, text)| Scene::from_toml(text, Path::new(path)).map_err(CliError::from))
+            .map(|(path, text)| {
+                Scene::from_toml_with_overrides(text, Path::new(path), overrides)
+                    .map_err(CliError::from)
+            })
             .collect()
     } else {
         paths
             .iter()
-            .map(|p| Scene::load(p).map_err(CliError::from))
+            .map(|p| Scene::load_with_overrides(p, overrides).map_err(CliError::from))
             .collect()
     }
 }
@@ -171,7 +178,7 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
         return Err(ViewError::BounceWithCases(args.cases.len()).into());
     }
     let scenes = match args.scene {
-        SceneKind::Slope => load_cases(&args.cases)?,
+        SceneKind::Slope => load_cases(&args.cases, &args.set)?,
         SceneKind::Bounce => Vec::new(),
     };
     for scene in &scenes {

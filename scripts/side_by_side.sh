@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Side by side with the book's own code (../shared/reference/run_reference.py; needs numpy and
+# scipy): the same scene, the same number of steps, time per step of each and the ratio.
+#
+#   scripts/side_by_side.sh [MU] [STEPS] [N_SEG] [extra --set KEY=VALUE for stickslip ...]
+#   scripts/side_by_side.sh 0.11 800 4
+#   scripts/side_by_side.sh 0.11 100 16 newton.projection=none
+#
+# stickslip's time is the wall time of its stepping loop as `run` reports it in summary.json
+# (wall_seconds, which includes the cross-check post-pass; --gpu off keeps it on the CPU), the
+# reference's its own wall_s over the stepping loop (run_reference.py), both excluding process
+# start-up. Run on an otherwise idle machine: both share the CPU with whatever else runs.
+set -euo pipefail
+mu=${1:-0.11}; steps=${2:-800}; n_seg=${3:-4}; shift $(( $# < 3 ? $# : 3 ))
+root=$(cd "$(dirname "$0")/.." && pwd)
+ref=${STICKSLIP_REFERENCE:-$root/../shared/reference/run_reference.py}
+bin=$root/target/release/stickslip
+[ -x "$bin" ] || cargo build --release --manifest-path "$root/Cargo.toml" --bin stickslip
+case_file=$root/cases/slope_mu0.11.toml  # μ set below
+h=0.01
+sets=(--set "square.n_seg=$n_seg" --set "friction.mu=$mu")
+for s in "$@"; do sets+=(--set "$s"); done
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$bin" run "$case_file" --gpu off --duration "$(echo "$steps * $h" | bc -l)" --out "$out/run" "${sets[@]}" > /dev/null
+read -r ss_wall ss_iters < <(python3 -c "import json,sys; s=json.load(open('$out/run/summary.json')); print(s['wall_seconds'], s['solver']['newton_iterations'])")
+ref_json=$(python3 "$ref" --mu "$mu" --steps "$steps" --n-seg "$n_seg")
+python3 - "$ss_wall" "$ss_iters" "$steps" "$ref_json" "$n_seg" "$mu" <<'PY'
+import json, sys
+ss_wall, ss_iters, steps, ref, n_seg, mu = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5], sys.argv[6]
+ss_ms = 1e3 * ss_wall / steps
+print(f"mu = {mu}, n_seg = {n_seg}, {steps} steps")
+print(f"  book's code : {ref['ms_per_step']:10.3f} ms/step, {ref['newton_iterations']} Newton iterations")
+print(f"  stickslip   : {ss_ms:10.4f} ms/step, {ss_iters} Newton iterations")
+print(f"  ratio       : {ref['ms_per_step'] / ss_ms:10.0f} x")
+PY
