@@ -255,7 +255,7 @@ fn verdicts_and_distances_at_both_tolerances() {
         // μ = 0.11 and 0.2 are stopped before the end.
         for (r, mu) in [(&r11, 0.11), (&r20, 0.2)] {
             match r.verdict() {
-                Verdict::Stopped { since } => {
+                Verdict::Stopped { since, .. } => {
                     assert!(since < DURATION_S, "mu {mu} tol {tol}: {since}")
                 }
                 v => panic!("mu {mu} at tol {tol}: expected stopped, got {v:?}"),

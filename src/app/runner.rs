@@ -10,7 +10,7 @@ use crate::contact::cross_check::{CrossCheck, CrossCheckReport};
 use crate::contact::records::{ContactRecord, push_step_records};
 use crate::energy::Vec2;
 use crate::gpu::GpuError;
-use crate::scene::Scene;
+use crate::scene::{Scene, case::Lagging};
 use crate::solver::assembly::LinearSolveError;
 use crate::solver::{Simulation, SolveError, StepStats};
 
@@ -99,6 +99,15 @@ pub struct SolverTotals {
     pub min_distance: f64,
     /// Symbolic factorisations (1 per run: the pattern is fixed).
     pub symbolic_factorisations: usize,
+    /// Re-solves after re-lagging friction's normal force, over all steps (implicit lagging).
+    pub lagging_passes: usize,
+    /// Most re-lagging passes in one step.
+    pub max_lagging_passes_in_step: usize,
+    /// Steps whose implicit lagging hit `max_lagging` with λ still changing beyond its tolerance.
+    pub lagging_unconverged_steps: usize,
+    /// Largest relative λ change left at the end of a step (implicit lagging; ≤ `lagging_tol`
+    /// on every step when the lagging converged).
+    pub max_final_lagging_change: f64,
 }
 
 /// A case being run; the viewer and the CLI drive it step by step.
@@ -107,6 +116,9 @@ pub struct Runner {
     pub sim: Simulation,
     /// Trajectory, one row per step plus the initial state.
     pub rows: Vec<TrajectoryRow>,
+    /// The body's rotation since t = 0 at every row, unwrapped, rad (the angle of the edge from
+    /// node 0 to node n_seg; for the verdict).
+    pub rotation: Vec<f64>,
     /// Per-step statistics (only with [`RunOptions::keep_step_stats`]).
     pub step_stats: Vec<StepStats>,
     /// Totals so far.
@@ -119,6 +131,7 @@ pub struct Runner {
     steps: usize,
     tangent: Vec2,
     c0: Vec2,
+    angle0: f64,
     keep_step_stats: bool,
     started: Instant,
     post_pass_seconds: f64,
@@ -129,6 +142,11 @@ pub struct Runner {
 pub fn downhill_tangent(normal: &Vec2, gravity: &Vec2) -> Vec2 {
     let t = Vec2::new(normal.y, -normal.x);
     if t.dot(gravity) < 0.0 { -t } else { t }
+}
+
+/// The angle of the square's left edge (node 0 → node n_seg), unwrapped next to `previous`, rad.
+fn edge_angle(sim: &Simulation, previous: f64) -> f64 {
+    verdict::unwrapped_angle(&sim.x[0], &sim.x[sim.scene.n_seg], previous)
 }
 
 fn centroid(x: &[Vec2]) -> Vec2 {
@@ -150,6 +168,7 @@ impl Runner {
             .iter()
             .map(|x| sim.barrier().distance(x))
             .fold(f64::INFINITY, f64::min);
+        let angle0 = edge_angle(&sim, 0.0);
         let mut rows = Vec::with_capacity(steps + 1);
         rows.push(TrajectoryRow {
             t: 0.0,
@@ -172,6 +191,8 @@ impl Runner {
             },
             sim,
             rows,
+            rotation: vec![0.0],
+            angle0,
             step_stats: Vec::new(),
             records: Vec::new(),
             last_step_records: 0,
@@ -228,6 +249,9 @@ impl Runner {
             newton_iterations: stats.iterations,
             final_residual: stats.residual,
         });
+        let previous = self.rotation.last().copied().unwrap_or(0.0) + self.angle0;
+        self.rotation
+            .push(edge_angle(&self.sim, previous) - self.angle0);
         let t = &mut self.totals;
         t.steps += 1;
         t.newton_iterations += stats.iterations;
@@ -236,6 +260,10 @@ impl Runner {
         t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
         t.min_distance = t.min_distance.min(stats.min_distance);
         t.symbolic_factorisations = self.sim.symbolic_factorisations();
+        t.lagging_passes += stats.lagging_passes;
+        t.max_lagging_passes_in_step = t.max_lagging_passes_in_step.max(stats.lagging_passes);
+        t.lagging_unconverged_steps += usize::from(stats.lagging_unconverged);
+        t.max_final_lagging_change = t.max_final_lagging_change.max(stats.lagging_change);
         self.last_step_records = self.records.len();
         push_step_records(&self.sim, 0.0, &mut self.records);
         if self.keep_step_stats {
@@ -268,7 +296,15 @@ impl Runner {
     pub fn verdict(&self) -> Verdict {
         let (t, s): (Vec<f64>, Vec<f64>) =
             self.rows.iter().map(|r| (r.t, r.downhill_distance)).unzip();
-        verdict::verdict(&t, &s, self.sim.scene.h)
+        let dhat = self.sim.scene.dhat;
+        let in_contact: Vec<bool> = self.rows.iter().map(|r| r.min_distance < dhat).collect();
+        let track = verdict::Track {
+            times: &t,
+            downhill: &s,
+            rotation: &self.rotation,
+            in_contact: &in_contact,
+        };
+        verdict::verdict(&track, self.sim.scene.h)
     }
 
     /// Mean downhill speed over the last window, m/s (`None` before one window has passed).
@@ -299,18 +335,15 @@ impl Runner {
             source: sc.source.as_ref().map(|p| p.display().to_string()),
             overrides: sc.overrides.clone(),
             mu: sc.mu,
+            mu_static: sc.mu_static,
+            lagging: sc.lagging,
             h: sc.h,
             tol: self.tol,
             duration: self.steps as f64 * sc.h,
             nodes: self.sim.mesh.len(),
             edges: self.sim.mesh.edges.len(),
             verdict: self.verdict(),
-            verdict_rule: format!(
-                "trailing {} s window: stopped if |downhill displacement| < {} m, sliding if mean downhill speed > {} m/s (SPEC.md §2)",
-                verdict::WINDOW_S,
-                verdict::STOPPED_DISPLACEMENT_M,
-                verdict::SLIDING_SPEED_M_PER_S
-            ),
+            verdict_rule: verdict::rule(),
             downhill_distance: last.map_or(0.0, |r| r.downhill_distance),
             final_speed: self.final_speed(),
             solver: self.totals,
@@ -343,8 +376,12 @@ pub struct Summary {
     pub source: Option<String>,
     /// The `--set` overrides applied to the case file, as given (`square.n_seg=16`).
     pub overrides: Vec<String>,
-    /// μ.
+    /// μ (the kinetic μ_k when the case states static and kinetic coefficients).
     pub mu: f64,
+    /// Static μ_s (equal to `mu` when the case states one μ).
+    pub mu_static: f64,
+    /// How friction's normal force was lagged.
+    pub lagging: Lagging,
     /// Time step, s.
     pub h: f64,
     /// Newton tolerance, m/s.

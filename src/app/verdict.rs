@@ -1,5 +1,14 @@
-//! The stopping verdict of SPEC.md §2: over a trailing 1 s window, *stopped* when the centroid's
-//! downhill displacement is under 5 mm, *sliding* when its mean downhill speed exceeds 0.1 m/s.
+//! The verdict of a run over its trailing window (SPEC.md §2, extended by issue 8).
+//!
+//! Over the last [`WINDOW_S`] s, in this order:
+//! * *airborne*: no node within the barrier's reach (every node's distance ≥ d̂) at any sample
+//!   of the window;
+//! * *tumbling*: the body turned by more than [`TUMBLING_ANGLE_RAD`] over the window (the
+//!   square's rotation is the angle of its left edge, node 0 → node n_seg, unwrapped);
+//! * *stopped*: the centroid's downhill displacement over the window is under 5 mm (SPEC.md §2);
+//!   the verdict carries the measured creep speed, the mean downhill speed over the last window;
+//! * *sliding*: its mean downhill speed over the window exceeds 0.1 m/s (SPEC.md §2);
+//! * *moving*: none of these (slowing down, or rocking more than 5 mm a second).
 
 use serde::Serialize;
 
@@ -9,6 +18,9 @@ pub const WINDOW_S: f64 = 1.0;
 pub const STOPPED_DISPLACEMENT_M: f64 = 5e-3;
 /// Sliding: mean downhill speed over the window above this, m/s (SPEC.md §2).
 pub const SLIDING_SPEED_M_PER_S: f64 = 0.1;
+/// Tumbling: the body turns by more than this over the window, rad (45°). A square that slides
+/// or rocks after landing turns a few degrees; one rolling over its corners turns 90° per roll.
+pub const TUMBLING_ANGLE_RAD: f64 = std::f64::consts::FRAC_PI_4;
 
 /// What the trailing window says at the end of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -24,7 +36,19 @@ pub enum Verdict {
         /// The first time (end of a window) from which the stopped criterion holds at every
         /// later step, s.
         since: f64,
+        /// Mean downhill speed over the last window, m/s: the creep of smoothed friction
+        /// (SPEC.md §2), or 0 where a loose Newton tolerance froze the motion.
+        creep_speed: f64,
     },
+    /// Turned by more than [`TUMBLING_ANGLE_RAD`] over the last window.
+    Tumbling {
+        /// Rotation over the last window, rad (positive counter-clockwise).
+        turned: f64,
+        /// Mean downhill speed over the last window, m/s.
+        mean_speed: f64,
+    },
+    /// No node within the barrier's reach over the whole last window.
+    Airborne,
     /// Neither (slowing down, or rocking more than 5 mm a second).
     Moving {
         /// Mean downhill speed over the last window, m/s.
@@ -38,11 +62,23 @@ impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Verdict::Sliding { mean_speed } => write!(f, "sliding ({mean_speed:.3} m/s)"),
-            Verdict::Stopped { since } => write!(f, "stopped at t = {since:.2} s"),
+            Verdict::Stopped { since, .. } => write!(f, "stopped at t = {since:.2} s"),
+            Verdict::Tumbling { turned, .. } => {
+                write!(f, "tumbling ({:.0}° in {WINDOW_S} s)", turned.to_degrees())
+            }
+            Verdict::Airborne => write!(f, "airborne"),
             Verdict::Moving { mean_speed } => write!(f, "moving ({mean_speed:.3} m/s)"),
             Verdict::TooShort => write!(f, "too short for a verdict"),
         }
     }
+}
+
+/// The rule in words, for `summary.json`.
+pub fn rule() -> String {
+    format!(
+        "trailing {WINDOW_S} s window, first that holds: airborne if no node is within d_hat of the slope at any sample; tumbling if the body (its edge node 0 -> node n_seg) turned more than {:.0} degrees; stopped if |downhill displacement| < {STOPPED_DISPLACEMENT_M} m (creep speed = mean downhill speed over the window); sliding if mean downhill speed > {SLIDING_SPEED_M_PER_S} m/s; else moving (SPEC.md §2)",
+        TUMBLING_ANGLE_RAD.to_degrees()
+    )
 }
 
 /// Mean downhill speed over the trailing window ending at sample `k`, m/s; `None` when fewer
@@ -57,14 +93,40 @@ pub fn window_steps(h: f64) -> usize {
     (WINDOW_S / h).round().max(1.0) as usize
 }
 
-/// The verdict over a whole run: `downhill[k]` is the centroid's downhill distance at time
-/// `times[k] = k h`, with `downhill[0]` at t = 0.
-pub fn verdict(times: &[f64], downhill: &[f64], h: f64) -> Verdict {
+/// The samples of a run the verdict reads; sample k is at time `times[k] = k h`, k = 0 at t = 0.
+#[derive(Clone, Copy, Debug)]
+pub struct Track<'a> {
+    /// Times, s.
+    pub times: &'a [f64],
+    /// The centroid's downhill distance since t = 0, m.
+    pub downhill: &'a [f64],
+    /// The body's rotation since t = 0, unwrapped, rad.
+    pub rotation: &'a [f64],
+    /// Whether any node is within the barrier's reach (distance < d̂).
+    pub in_contact: &'a [bool],
+}
+
+/// The verdict over a whole run (rule in the module comment).
+pub fn verdict(track: &Track, h: f64) -> Verdict {
+    let Track {
+        times,
+        downhill,
+        rotation,
+        in_contact,
+    } = *track;
     let w = window_steps(h);
     let last = match downhill.len().checked_sub(1) {
         Some(l) if l >= w => l,
         _ => return Verdict::TooShort,
     };
+    let mean_speed = (downhill[last] - downhill[last - w]) / (w as f64 * h);
+    if !in_contact[last - w..=last].iter().any(|&c| c) {
+        return Verdict::Airborne;
+    }
+    let turned = rotation[last] - rotation[last - w];
+    if turned.abs() > TUMBLING_ANGLE_RAD {
+        return Verdict::Tumbling { turned, mean_speed };
+    }
     let stopped_at = |k: usize| (downhill[k] - downhill[k - w]).abs() < STOPPED_DISPLACEMENT_M;
     if stopped_at(last) {
         let mut first = last;
@@ -73,9 +135,9 @@ pub fn verdict(times: &[f64], downhill: &[f64], h: f64) -> Verdict {
         }
         return Verdict::Stopped {
             since: times[first],
+            creep_speed: mean_speed,
         };
     }
-    let mean_speed = (downhill[last] - downhill[last - w]) / (w as f64 * h);
     if mean_speed > SLIDING_SPEED_M_PER_S {
         Verdict::Sliding { mean_speed }
     } else {
@@ -83,20 +145,52 @@ pub fn verdict(times: &[f64], downhill: &[f64], h: f64) -> Verdict {
     }
 }
 
+/// Angle of the vector from `a` to `b` nearest to `previous` (unwrapped by whole turns), rad.
+pub fn unwrapped_angle(a: &crate::energy::Vec2, b: &crate::energy::Vec2, previous: f64) -> f64 {
+    let d = b - a;
+    let raw = d.y.atan2(d.x);
+    let turns = ((previous - raw) / std::f64::consts::TAU).round();
+    raw + turns * std::f64::consts::TAU
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn series(f: impl Fn(f64) -> f64, n: usize, h: f64) -> (Vec<f64>, Vec<f64>) {
+    struct Series {
+        t: Vec<f64>,
+        s: Vec<f64>,
+        rot: Vec<f64>,
+        contact: Vec<bool>,
+    }
+
+    fn series(f: impl Fn(f64) -> f64, n: usize, h: f64) -> Series {
         let t: Vec<f64> = (0..n).map(|k| k as f64 * h).collect();
         let s = t.iter().map(|&t| f(t)).collect();
-        (t, s)
+        Series {
+            rot: vec![0.0; n],
+            contact: vec![true; n],
+            t,
+            s,
+        }
+    }
+
+    fn judge(x: &Series, h: f64) -> Verdict {
+        verdict(
+            &Track {
+                times: &x.t,
+                downhill: &x.s,
+                rotation: &x.rot,
+                in_contact: &x.contact,
+            },
+            h,
+        )
     }
 
     #[test]
     fn constant_speed_is_sliding() {
-        let (t, s) = series(|t| 0.45 * t, 1001, 0.01);
-        match verdict(&t, &s, 0.01) {
+        let x = series(|t| 0.45 * t, 1001, 0.01);
+        match judge(&x, 0.01) {
             Verdict::Sliding { mean_speed } => assert!((mean_speed - 0.45).abs() < 1e-9),
             v => panic!("{v:?}"),
         }
@@ -106,26 +200,76 @@ mod tests {
     fn stop_time_is_first_time_the_window_criterion_holds_for_good() {
         // Slides at 1 m/s until t = 3 s, then rests: the window [t−1, t] moves < 5 mm from
         // t = 3 + 1 − 0.005 s on; a 2 cm twitch at t = 5.5 s resets it to 6.5 s.
-        let (t, s) = series(
+        let x = series(
             |t| t.min(3.0) + if t >= 5.5 { 0.02 } else { 0.0 },
             1001,
             0.01,
         );
-        match verdict(&t, &s, 0.01) {
-            Verdict::Stopped { since } => assert!((since - 6.5).abs() < 1e-9, "{since}"),
+        match judge(&x, 0.01) {
+            Verdict::Stopped { since, .. } => assert!((since - 6.5).abs() < 1e-9, "{since}"),
             v => panic!("{v:?}"),
         }
-        let (t, s) = series(|t| t.min(3.0), 1001, 0.01);
-        match verdict(&t, &s, 0.01) {
-            Verdict::Stopped { since } => assert!((since - 3.995).abs() < 0.006, "{since}"),
+        let x = series(|t| t.min(3.0), 1001, 0.01);
+        match judge(&x, 0.01) {
+            Verdict::Stopped { since, .. } => assert!((since - 3.995).abs() < 0.006, "{since}"),
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn stopped_reports_the_creep_speed() {
+        // Rests from t = 3 s but creeps at 0.7 mm/s (SPEC.md §2's μ = 0.11 creep).
+        let x = series(|t| t.min(3.0) + 7e-4 * (t - 3.0).max(0.0), 1001, 0.01);
+        match judge(&x, 0.01) {
+            Verdict::Stopped { creep_speed, .. } => {
+                assert!((creep_speed - 7e-4).abs() < 1e-12, "{creep_speed}")
+            }
             v => panic!("{v:?}"),
         }
     }
 
     #[test]
     fn slow_creep_is_neither() {
-        let (t, s) = series(|t| 0.05 * t, 1001, 0.01);
-        assert!(matches!(verdict(&t, &s, 0.01), Verdict::Moving { .. }));
-        assert_eq!(verdict(&t[..50], &s[..50], 0.01), Verdict::TooShort);
+        let x = series(|t| 0.05 * t, 1001, 0.01);
+        assert!(matches!(judge(&x, 0.01), Verdict::Moving { .. }));
+        let short = Series {
+            t: x.t[..50].to_vec(),
+            s: x.s[..50].to_vec(),
+            rot: x.rot[..50].to_vec(),
+            contact: x.contact[..50].to_vec(),
+        };
+        assert_eq!(judge(&short, 0.01), Verdict::TooShort);
+    }
+
+    #[test]
+    fn turning_past_the_angle_is_tumbling_whatever_the_speed() {
+        // Rolls downhill at 0.5 m/s turning 1.2 rad/s: tumbling, not sliding.
+        let mut x = series(|t| 0.5 * t, 1001, 0.01);
+        x.rot = x.t.iter().map(|t| -1.2 * t).collect();
+        match judge(&x, 0.01) {
+            Verdict::Tumbling { turned, .. } => assert!((turned + 1.2).abs() < 1e-9, "{turned}"),
+            v => panic!("{v:?}"),
+        }
+        // Rocking by ±0.3 rad is not tumbling.
+        x.rot = x.t.iter().map(|t| 0.3 * (7.0 * t).sin()).collect();
+        assert!(matches!(judge(&x, 0.01), Verdict::Sliding { .. }));
+    }
+
+    #[test]
+    fn no_contact_over_the_window_is_airborne() {
+        let mut x = series(|_| 0.0, 201, 0.01);
+        x.contact = x.t.iter().map(|&t| t < 0.95).collect();
+        assert_eq!(judge(&x, 0.01), Verdict::Airborne);
+        x.contact = x.t.iter().map(|&t| t < 1.05).collect();
+        assert!(matches!(judge(&x, 0.01), Verdict::Stopped { .. }));
+    }
+
+    #[test]
+    fn angles_unwrap_across_a_half_turn() {
+        use crate::energy::Vec2;
+        let o = Vec2::zeros();
+        let a = unwrapped_angle(&o, &Vec2::new(-1.0, 1e-3), 3.1);
+        let b = unwrapped_angle(&o, &Vec2::new(-1.0, -1e-3), a);
+        assert!((b - a - 2e-3).abs() < 1e-6, "{a} {b}");
     }
 }

@@ -23,11 +23,15 @@ pub struct ContactRecord {
 }
 
 use crate::energy::Vec2;
+use crate::energy::friction::blended_mu_lambda;
 use crate::solver::Simulation;
 
 /// Appends the records of the step `sim` has just taken (SPEC.md §4): for every node with
 /// μλᵢ > 0, v_free = v^{n+1} − h (f_barrier + f_friction)/mᵢ with both forces at x^{n+1}
-/// (friction with the lagged μλᵢ), e = `restitution`, μ of the scene, and v^{n+1}.
+/// (friction with the lagged μλᵢ), e = `restitution`, and v^{n+1}. The law's μ is the one the
+/// optimiser applied at that node: the scene's μ, or with static and kinetic coefficients the
+/// blend μ(y) at the optimiser's tangential speed y = ‖T v^{n+1}‖ (μ_s up to ε_v, μ_k from 2ε_v;
+/// see `energy::friction`), so the law checks the optimiser's own Coulomb bound.
 pub fn push_step_records(sim: &Simulation, restitution: f64, out: &mut Vec<ContactRecord>) {
     let Some(step) = sim.step.checked_sub(1) else {
         return;
@@ -35,8 +39,7 @@ pub fn push_step_records(sim: &Simulation, restitution: f64, out: &mut Vec<Conta
     let h = sim.scene.h;
     let bar = sim.barrier();
     let fr = sim.friction();
-    let x_n = sim.previous_positions();
-    for (i, &ml) in sim.mu_lambda.iter().enumerate() {
+    for (i, &ml) in sim.mu_lambda_static.iter().enumerate() {
         if ml <= 0.0 {
             continue;
         }
@@ -44,8 +47,10 @@ pub fn push_step_records(sim: &Simulation, restitution: f64, out: &mut Vec<Conta
         let v = sim.v[i];
         let area = sim.mesh.contact_area[i];
         let f_barrier = bar.normal * (-bar.node_dbdd(bar.distance(&x), area));
-        let f_friction = -fr.node_gradient(&((x - x_n[i]) / h), ml);
+        let f_friction = sim.friction_force(i);
         let v_free: Vec2 = v - (f_barrier + f_friction) * (h / sim.mesh.mass[i]);
+        let y = (fr.tangent_operator() * v).norm();
+        let (mu, _) = blended_mu_lambda(y, fr.eps_v, sim.scene.mu, sim.scene.mu_static);
         out.push(ContactRecord {
             step: step as u32,
             node: i as u32,
@@ -53,7 +58,7 @@ pub fn push_step_records(sim: &Simulation, restitution: f64, out: &mut Vec<Conta
             v_free: [v_free.x, v_free.y],
             normal: [bar.normal.x, bar.normal.y],
             restitution,
-            friction: sim.scene.mu,
+            friction: mu,
             v_opt: [v.x, v.y],
         });
     }

@@ -3,6 +3,20 @@
 //! With the lagged μλᵢ (N) from xⁿ, v = (x − xⁿ)/h, v̄ = T v with T = I − n nᵀ, y = ‖v̄‖ (m/s)
 //! and ĥ = h: energy μλᵢ f₀(y) (J), gradient μλᵢ (f₁/y) T v̄ (N), Hessian
 //! (μλᵢ/ĥ) T·PSD((f₁/y) I + ((f₁′y − f₁)/y²)/y · v̄ v̄ᵀ)·Tᵀ (N/m).
+//!
+//! **Static and kinetic coefficients** (SPEC.md §6; the `*_blended` functions). Each node carries
+//! μ_kλᵢ and μ_sλᵢ. The coefficient follows the tangential speed y:
+//! μ(y) = μ_s for y ≤ ε_v, μ_k for y ≥ 2ε_v, and in between
+//! μ(y) = μ_s + (μ_k − μ_s) s(z), z = (y − ε_v)/ε_v, s(z) = 3z² − 2z³ (C¹ in y).
+//! The friction force is the book's with μ replaced by μ(y): −μ(y)λ (f₁/y) T v̄. Static friction
+//! therefore holds the full μ_s λ at y = ε_v, where f₁ reaches 1 (a blend inside [0, ε_v], as
+//! ipc-toolkit's `smooth_mu` does, would cap the sticking force below μ_s λ), and the creep speed
+//! under a static load is ε_v(1 − √(1 − tanθ/μ_s)). The energy is the exact integral of that
+//! force along y, so value, gradient and Hessian stay consistent:
+//! Ψ(y) = μ_sλ f₀(y) for y ≤ ε_v, else μ_sλ ε_vĥ + ĥ [μ_sλ (y − ε_v) + (μ_k − μ_s)λ ε_v S(z)],
+//! S(z) = z³ − z⁴/2 for z ≤ 1 and z − ½ beyond (S′ = s). Between ε_v and 2ε_v the force falls
+//! with y, so Ψ is not convex there; the Hessian is projected to PSD like the book's.
+//! When μ_s = μ_k every blended function computes exactly the book's expressions.
 
 use super::{Mat2, Vec2, psd};
 
@@ -97,15 +111,100 @@ impl Friction {
     }
 }
 
+/// The static-to-kinetic transition ends at this multiple of ε_v (it starts at ε_v).
+pub const KINETIC_FROM_EPS_V: f64 = 2.0;
+
+/// μ(y)λ of the blend in the module comment and its derivative d(μλ)/dy, from μ_kλ and μ_sλ
+/// (N, N·s/m); y in m/s.
+#[inline]
+pub fn blended_mu_lambda(y: f64, eps_v: f64, kinetic: f64, stat: f64) -> (f64, f64) {
+    let width = (KINETIC_FROM_EPS_V - 1.0) * eps_v;
+    let z = (y - eps_v) / width;
+    if z <= 0.0 {
+        (stat, 0.0)
+    } else if z >= 1.0 {
+        (kinetic, 0.0)
+    } else {
+        let d = kinetic - stat;
+        (
+            stat + d * z * z * (3.0 - 2.0 * z),
+            d * 6.0 * z * (1.0 - z) / width,
+        )
+    }
+}
+
+impl Friction {
+    /// Energy of one node with static and kinetic μλ (module comment), J. Equal to
+    /// [`Friction::node_value`] when `stat == kinetic`.
+    #[inline]
+    pub fn node_value_blended(&self, v: &Vec2, kinetic: f64, stat: f64) -> f64 {
+        if stat == kinetic {
+            return self.node_value(v, kinetic);
+        }
+        let y = (self.tangent_operator() * v).norm();
+        let eps = self.eps_v;
+        if y <= eps {
+            return stat * f0(y, eps, self.h);
+        }
+        let width = (KINETIC_FROM_EPS_V - 1.0) * eps;
+        let z = (y - eps) / width;
+        let s_integral = if z <= 1.0 {
+            z * z * z * (1.0 - 0.5 * z)
+        } else {
+            z - 0.5
+        };
+        stat * f0(eps, eps, self.h)
+            + self.h * (stat * (y - eps) + (kinetic - stat) * width * s_integral)
+    }
+
+    /// ∂/∂x of [`Friction::node_value_blended`], N.
+    #[inline]
+    pub fn node_gradient_blended(&self, v: &Vec2, kinetic: f64, stat: f64) -> Vec2 {
+        if stat == kinetic {
+            return self.node_gradient(v, kinetic);
+        }
+        let t = self.tangent_operator();
+        let vbar = t * v;
+        let y = vbar.norm();
+        let (ml, _) = blended_mu_lambda(y, self.eps_v, kinetic, stat);
+        t * vbar * (ml * f1_over_y(y, self.eps_v))
+    }
+
+    /// The unprojected ∂²/∂x² of [`Friction::node_value_blended`], N/m:
+    /// (1/ĥ) T ((μλ f₁/y) I + (d(μλ f₁/y)/dy)/y · v̄ v̄ᵀ) Tᵀ.
+    pub fn node_hessian_blended_unprojected(&self, v: &Vec2, kinetic: f64, stat: f64) -> Mat2 {
+        let (t, inner) = self.blended_inner(v, kinetic, stat);
+        t * inner * t.transpose() / self.h
+    }
+
+    /// [`Friction::node_hessian_blended_unprojected`] with its inner 2×2 projected to PSD, N/m.
+    #[inline]
+    pub fn node_hessian_blended(&self, v: &Vec2, kinetic: f64, stat: f64) -> Mat2 {
+        if stat == kinetic {
+            return self.node_hessian(v, kinetic);
+        }
+        let (t, inner) = self.blended_inner(v, kinetic, stat);
+        t * psd::project_2x2(&inner) * t.transpose() / self.h
+    }
+
+    fn blended_inner(&self, v: &Vec2, kinetic: f64, stat: f64) -> (Mat2, Mat2) {
+        let t = self.tangent_operator();
+        let vbar = t * v;
+        let y = vbar.norm();
+        let (ml, dml) = blended_mu_lambda(y, self.eps_v, kinetic, stat);
+        let q = f1_over_y(y, self.eps_v);
+        let mut inner = Mat2::identity() * (ml * q);
+        if y != 0.0 {
+            let da = dml * q + ml * hess_term(y, self.eps_v);
+            inner += vbar * vbar.transpose() * (da / y);
+        }
+        (t, inner)
+    }
+}
+
 /// Σ μλᵢ f₀(‖T vᵢ‖) over nodes with μλᵢ > 0, J; v = (x − xⁿ)/h.
 pub fn value(x: &[Vec2], x_n: &[Vec2], mu_lambda: &[f64], fr: &Friction) -> f64 {
-    let mut sum = 0.0;
-    for ((x, xn), ml) in x.iter().zip(x_n).zip(mu_lambda) {
-        if *ml > 0.0 {
-            sum += fr.node_value(&((x - xn) / fr.h), *ml);
-        }
-    }
-    sum
+    value_blended(x, x_n, mu_lambda, mu_lambda, fr)
 }
 
 /// Adds `scale` · ∂Ψ/∂x to `grad`.
@@ -117,11 +216,7 @@ pub fn gradient(
     scale: f64,
     grad: &mut [Vec2],
 ) {
-    for (((g, x), xn), ml) in grad.iter_mut().zip(x).zip(x_n).zip(mu_lambda) {
-        if *ml > 0.0 {
-            *g += fr.node_gradient(&((x - xn) / fr.h), *ml) * scale;
-        }
-    }
+    gradient_blended(x, x_n, mu_lambda, mu_lambda, fr, scale, grad);
 }
 
 /// Adds `scale` · (projected) ∂²Ψ/∂x² to every node's diagonal block.
@@ -133,9 +228,56 @@ pub fn hessian(
     scale: f64,
     diag: &mut [Mat2],
 ) {
-    for (((h, x), xn), ml) in diag.iter_mut().zip(x).zip(x_n).zip(mu_lambda) {
-        if *ml > 0.0 {
-            *h += fr.node_hessian(&((x - xn) / fr.h), *ml) * scale;
+    hessian_blended(x, x_n, mu_lambda, mu_lambda, fr, scale, diag);
+}
+
+/// Σ over nodes with μ_kλᵢ > 0 or μ_sλᵢ > 0 of the static/kinetic energy, J.
+pub fn value_blended(
+    x: &[Vec2],
+    x_n: &[Vec2],
+    kinetic: &[f64],
+    stat: &[f64],
+    fr: &Friction,
+) -> f64 {
+    let mut sum = 0.0;
+    for (((x, xn), k), s) in x.iter().zip(x_n).zip(kinetic).zip(stat) {
+        if *k > 0.0 || *s > 0.0 {
+            sum += fr.node_value_blended(&((x - xn) / fr.h), *k, *s);
+        }
+    }
+    sum
+}
+
+/// Adds `scale` · ∂Ψ/∂x of [`value_blended`] to `grad`.
+pub fn gradient_blended(
+    x: &[Vec2],
+    x_n: &[Vec2],
+    kinetic: &[f64],
+    stat: &[f64],
+    fr: &Friction,
+    scale: f64,
+    grad: &mut [Vec2],
+) {
+    for ((((g, x), xn), k), s) in grad.iter_mut().zip(x).zip(x_n).zip(kinetic).zip(stat) {
+        if *k > 0.0 || *s > 0.0 {
+            *g += fr.node_gradient_blended(&((x - xn) / fr.h), *k, *s) * scale;
+        }
+    }
+}
+
+/// Adds `scale` · (projected) ∂²Ψ/∂x² of [`value_blended`] to every node's diagonal block.
+pub fn hessian_blended(
+    x: &[Vec2],
+    x_n: &[Vec2],
+    kinetic: &[f64],
+    stat: &[f64],
+    fr: &Friction,
+    scale: f64,
+    diag: &mut [Mat2],
+) {
+    for ((((h, x), xn), k), s) in diag.iter_mut().zip(x).zip(x_n).zip(kinetic).zip(stat) {
+        if *k > 0.0 || *s > 0.0 {
+            *h += fr.node_hessian_blended(&((x - xn) / fr.h), *k, *s) * scale;
         }
     }
 }

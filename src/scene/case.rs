@@ -236,14 +236,62 @@ pub struct BarrierSection {
     pub contact_area: Option<f64>,
 }
 
-/// `[friction]`: smoothed semi-implicit Coulomb friction.
+/// `[friction]`: smoothed Coulomb friction (SPEC.md §2, §6). State either `mu` alone or both
+/// `mu_static` and `mu_kinetic`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FrictionSection {
-    /// Friction coefficient μ (dimensionless, ≥ 0).
-    pub mu: f64,
+    /// One friction coefficient μ for sticking and sliding (dimensionless, ≥ 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu: Option<f64>,
+    /// Static coefficient μ_s (≥ μ_k), in force at tangential speeds up to ε_v.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu_static: Option<f64>,
+    /// Kinetic coefficient μ_k (≥ 0), in force from 2 ε_v on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu_kinetic: Option<f64>,
     /// Smoothing speed ε_v, m/s.
     pub eps_v: f64,
+    /// How the normal force of friction is lagged: `"semi-implicit"` (the book's: λ from xⁿ,
+    /// the default) or `"implicit"` (re-lagged at the converged x until it agrees).
+    #[serde(default, skip_serializing_if = "Lagging::is_semi_implicit")]
+    pub lagging: Lagging,
+    /// Implicit lagging stops when max|λ_new − λ_used| / max|λ| ≤ this (dimensionless).
+    #[serde(default = "default_lagging_tol")]
+    pub lagging_tol: f64,
+    /// Re-lagging passes allowed per step after the first solve (implicit lagging).
+    #[serde(default = "default_max_lagging")]
+    pub max_lagging: usize,
+}
+
+/// How friction's normal force λ is lagged within a step (SPEC.md §2 and §6).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lagging {
+    /// λ from xⁿ, fixed through the step (the book's).
+    #[default]
+    SemiImplicit,
+    /// λ re-lagged at the converged x^{n+1} and the step re-solved until λ agrees.
+    Implicit,
+}
+
+impl Lagging {
+    fn is_semi_implicit(&self) -> bool {
+        *self == Lagging::SemiImplicit
+    }
+}
+
+/// Default of `friction.lagging_tol`: 1e-6 of the largest normal force.
+pub const DEFAULT_LAGGING_TOL: f64 = 1e-6;
+/// Default of `friction.max_lagging`.
+pub const DEFAULT_MAX_LAGGING: usize = 20;
+
+fn default_lagging_tol() -> f64 {
+    DEFAULT_LAGGING_TOL
+}
+
+fn default_max_lagging() -> usize {
+    DEFAULT_MAX_LAGGING
 }
 
 /// `[time]`: implicit Euler.
@@ -330,10 +378,18 @@ pub struct Scene {
     pub contact_area: f64,
     /// The barrier function.
     pub barrier_kind: BarrierKind,
-    /// Friction coefficient μ.
+    /// Kinetic friction coefficient μ_k (the single μ when the case states `mu`).
     pub mu: f64,
+    /// Static friction coefficient μ_s ≥ μ_k (equal to `mu` when the case states `mu`).
+    pub mu_static: f64,
     /// Friction smoothing speed ε_v, m/s.
     pub eps_v: f64,
+    /// How friction's normal force is lagged.
+    pub lagging: Lagging,
+    /// Relative tolerance of implicit lagging on λ.
+    pub lagging_tol: f64,
+    /// Re-lagging passes allowed per step.
+    pub max_lagging: usize,
     /// Time step, s.
     pub h: f64,
     /// Duration, s.
@@ -435,7 +491,8 @@ impl Scene {
             }
             None => case.square.side / case.square.n_seg as f64,
         };
-        v.non_negative("friction.mu", case.friction.mu)?;
+        let (mu_static, mu_kinetic) = v.friction_coefficients(&case.friction)?;
+        v.positive("friction.lagging_tol", case.friction.lagging_tol)?;
         v.positive("friction.eps_v", case.friction.eps_v)?;
         v.positive("time.h", case.time.h)?;
         v.positive("time.duration", case.time.duration)?;
@@ -480,8 +537,12 @@ impl Scene {
             kappa: case.barrier.kappa,
             contact_area,
             barrier_kind: case.barrier.kind,
-            mu: case.friction.mu,
+            mu: mu_kinetic,
+            mu_static,
             eps_v: case.friction.eps_v,
+            lagging: case.friction.lagging,
+            lagging_tol: case.friction.lagging_tol,
+            max_lagging: case.friction.max_lagging,
             h: case.time.h,
             duration: case.time.duration,
             tol: case.newton.tol,
@@ -618,6 +679,47 @@ impl Validator<'_> {
             Ok(())
         } else {
             Err(self.invalid(key, "must be finite and >= 0", x))
+        }
+    }
+    /// (μ_s, μ_k) from `mu` alone or `mu_static` with `mu_kinetic`.
+    fn friction_coefficients(&self, f: &FrictionSection) -> Result<(f64, f64), CaseError> {
+        match (f.mu, f.mu_static, f.mu_kinetic) {
+            (Some(mu), None, None) => {
+                self.non_negative("friction.mu", mu)?;
+                Ok((mu, mu))
+            }
+            (None, Some(mu_s), Some(mu_k)) => {
+                self.non_negative("friction.mu_static", mu_s)?;
+                self.non_negative("friction.mu_kinetic", mu_k)?;
+                if mu_s < mu_k {
+                    return Err(self.invalid(
+                        "friction.mu_static",
+                        "must be >= friction.mu_kinetic",
+                        format!("{mu_s} < {mu_k}"),
+                    ));
+                }
+                Ok((mu_s, mu_k))
+            }
+            (Some(_), _, _) => Err(self.invalid(
+                "friction.mu",
+                "state either mu alone or both mu_static and mu_kinetic",
+                "mu together with mu_static/mu_kinetic",
+            )),
+            (None, None, None) => Err(self.invalid(
+                "friction.mu",
+                "missing: state mu, or both mu_static and mu_kinetic",
+                "nothing",
+            )),
+            (None, Some(_), None) => Err(self.invalid(
+                "friction.mu_kinetic",
+                "missing: mu_static needs mu_kinetic",
+                "nothing",
+            )),
+            (None, None, Some(_)) => Err(self.invalid(
+                "friction.mu_static",
+                "missing: mu_kinetic needs mu_static",
+                "nothing",
+            )),
         }
     }
     fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {

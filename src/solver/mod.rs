@@ -3,9 +3,11 @@
 //! * [`assembly`]: the Hessian's fixed sparsity pattern, refilled per iteration, and the sparse
 //!   Cholesky (faer) whose symbolic factorisation is done once per mesh.
 //! * [`line_search`]: the tunnelling-safe backtracking line search.
+//! * [`lagging`]: semi-implicit and fully implicit lagging of friction's normal force.
 //! * [`newton`]: one implicit Euler step, the [`Simulation`] state and the invariants.
 
 pub mod assembly;
+pub mod lagging;
 pub mod line_search;
 pub mod newton;
 

@@ -3,9 +3,10 @@
 use crate::energy::{
     Mat2, Vec2, barrier, barrier::Barrier, friction, friction::Friction, gravity, inertia, spring,
 };
-use crate::scene::{Mesh, Scene};
+use crate::scene::{Mesh, Scene, case::Lagging};
 
 use super::assembly::{HessianSystem, LinearSolveError};
+use super::lagging;
 use super::line_search::{self, LineSearchResult};
 
 /// A step that could not be completed. Every variant carries the step and enough to diagnose it.
@@ -101,6 +102,12 @@ pub struct StepStats {
     /// Iterations whose Hessian, with the scene's spring projection, was not positive definite
     /// and were redone with the clamped projection.
     pub projection_fallbacks: usize,
+    /// Re-solves after re-lagging friction's normal force (implicit lagging; 0 semi-implicit).
+    pub lagging_passes: usize,
+    /// λ's relative change at the last re-lagging check (implicit lagging; 0 semi-implicit).
+    pub lagging_change: f64,
+    /// Implicit lagging stopped at its bound with λ still changing by more than its tolerance.
+    pub lagging_unconverged: bool,
 }
 
 /// Preallocated buffers of the Newton loop (no allocation per iteration).
@@ -114,6 +121,8 @@ struct Workspace {
     diag: Vec<Mat2>,
     edge_blocks: Vec<Mat2>,
     edge_grad: Vec<Vec2>,
+    relag_kinetic: Vec<f64>,
+    relag_static: Vec<f64>,
 }
 
 /// The state of a simulation: mesh, scene, positions, velocities and the solver.
@@ -126,8 +135,11 @@ pub struct Simulation {
     pub x: Vec<Vec2>,
     /// Node velocities, m/s.
     pub v: Vec<Vec2>,
-    /// μλᵢ of the last step (lagged, from its xⁿ), N.
+    /// μλᵢ of the last step (lagged, from its xⁿ; from x^{n+1} with implicit lagging), N. With
+    /// static and kinetic coefficients this is μ_kλᵢ.
     pub mu_lambda: Vec<f64>,
+    /// μ_sλᵢ of the last step, N (equal to `mu_lambda` when the case states one μ).
+    pub mu_lambda_static: Vec<f64>,
     /// Completed steps.
     pub step: usize,
     barrier: Barrier,
@@ -177,6 +189,7 @@ impl Simulation {
             x: mesh.x0.clone(),
             v: vec![scene.velocity; n],
             mu_lambda: vec![0.0; n],
+            mu_lambda_static: vec![0.0; n],
             step: 0,
             barrier,
             system,
@@ -190,6 +203,8 @@ impl Simulation {
                 diag: vec![Mat2::zeros(); n],
                 edge_blocks: vec![Mat2::zeros(); ne],
                 edge_grad: vec![Vec2::zeros(); ne],
+                relag_kinetic: vec![0.0; n],
+                relag_static: vec![0.0; n],
             },
             scene,
             mesh,
@@ -217,6 +232,15 @@ impl Simulation {
             eps_v: self.scene.eps_v,
             h: self.scene.h,
         }
+    }
+
+    /// The friction force −∂Ψ_friction/∂x on node `i` at the current x, with the μλ of the last
+    /// step (static/kinetic blend), N.
+    pub fn friction_force(&self, i: usize) -> Vec2 {
+        let v = (self.x[i] - self.ws.x_n[i]) / self.scene.h;
+        -self
+            .friction()
+            .node_gradient_blended(&v, self.mu_lambda[i], self.mu_lambda_static[i])
     }
 
     /// xⁿ of the last step (positions at its start), m.
@@ -259,7 +283,11 @@ impl Simulation {
             let residual = self.ws.p.iter().map(|p| p.amax()).fold(0.0, f64::max) / h;
             stats.residual = residual;
             if residual < tol {
-                break;
+                if !self.relag_friction(&mut stats) {
+                    break;
+                }
+                energy = self.energy_at(&self.x);
+                continue;
             }
             if iteration >= self.scene.max_iterations {
                 return Err(SolveError::NotConverged {
@@ -325,12 +353,14 @@ impl Simulation {
             self.ws.x_tilde[i] = self.x[i] + self.v[i] * h;
             self.ws.x_n[i] = self.x[i];
         }
-        barrier::mu_lambda(
+        lagging::lag_normal_forces(
             &self.x,
             &self.mesh.contact_area,
             &self.barrier,
             self.scene.mu,
+            self.scene.mu_static,
             &mut self.mu_lambda,
+            &mut self.mu_lambda_static,
         );
     }
 
@@ -345,6 +375,36 @@ impl Simulation {
         self.assemble();
         self.x = saved;
         (self.ws.grad.clone(), self.system.matrix().clone())
+    }
+
+    /// Implicit lagging (SPEC.md §6, [`lagging`]): at a converged x, evaluates λ there; returns
+    /// true (with the new λ in place) when the step must be solved again.
+    fn relag_friction(&mut self, stats: &mut StepStats) -> bool {
+        if self.scene.lagging != Lagging::Implicit {
+            return false;
+        }
+        lagging::lag_normal_forces(
+            &self.x,
+            &self.mesh.contact_area,
+            &self.barrier,
+            self.scene.mu,
+            self.scene.mu_static,
+            &mut self.ws.relag_kinetic,
+            &mut self.ws.relag_static,
+        );
+        stats.lagging_change =
+            lagging::relative_change(&self.mu_lambda_static, &self.ws.relag_static);
+        if stats.lagging_change <= self.scene.lagging_tol {
+            return false;
+        }
+        if stats.lagging_passes >= self.scene.max_lagging {
+            stats.lagging_unconverged = true;
+            return false;
+        }
+        std::mem::swap(&mut self.mu_lambda, &mut self.ws.relag_kinetic);
+        std::mem::swap(&mut self.mu_lambda_static, &mut self.ws.relag_static);
+        stats.lagging_passes += 1;
+        true
     }
 
     fn line_search(
@@ -399,7 +459,13 @@ impl Simulation {
             + h2 * (spring
                 + gravity::value(x, &m.mass, &self.scene.gravity)
                 + barrier::value(x, &m.contact_area, &self.barrier)
-                + friction::value(x, &self.ws.x_n, &self.mu_lambda, &self.friction()))
+                + friction::value_blended(
+                    x,
+                    &self.ws.x_n,
+                    &self.mu_lambda,
+                    &self.mu_lambda_static,
+                    &self.friction(),
+                ))
     }
 
     /// ∇E into `ws.grad` and the projected Hessian into the system's matrix, at the current x.
@@ -426,12 +492,28 @@ impl Simulation {
         );
         gravity::gradient(&m.mass, &self.scene.gravity, h2, &mut ws.grad);
         barrier::gradient(&self.x, &m.contact_area, &self.barrier, h2, &mut ws.grad);
-        friction::gradient(&self.x, &ws.x_n, &self.mu_lambda, &fr, h2, &mut ws.grad);
+        friction::gradient_blended(
+            &self.x,
+            &ws.x_n,
+            &self.mu_lambda,
+            &self.mu_lambda_static,
+            &fr,
+            h2,
+            &mut ws.grad,
+        );
 
         ws.diag.fill(Mat2::zeros());
         inertia::hessian(&m.mass, 1.0, &mut ws.diag);
         barrier::hessian(&self.x, &m.contact_area, &self.barrier, h2, &mut ws.diag);
-        friction::hessian(&self.x, &ws.x_n, &self.mu_lambda, &fr, h2, &mut ws.diag);
+        friction::hessian_blended(
+            &self.x,
+            &ws.x_n,
+            &self.mu_lambda,
+            &self.mu_lambda_static,
+            &fr,
+            h2,
+            &mut ws.diag,
+        );
         spring::hessian_projected(
             &self.x,
             &m.edges,

@@ -463,7 +463,7 @@ fn slope_chart(cases: &[SlopeCase], sel: usize, panel: Rect, pen: &Pen) {
             colour(c),
         );
         entries.push((c, format!("μ = {}", case.scene.mu), k == sel));
-        if let Verdict::Stopped { since } = case.verdict() {
+        if let Verdict::Stopped { since, .. } = case.verdict() {
             let s = rows
                 .iter()
                 .find(|r| r.t >= since)
@@ -589,7 +589,8 @@ fn percent(f: Option<f64>) -> String {
 fn verdict_text(v: Verdict) -> String {
     match v {
         Verdict::Sliding { mean_speed } => format!("sliding ({mean_speed:.3} m/s over 1 s)"),
-        Verdict::Stopped { since } => format!("stopped since t = {since:.2} s"),
+        Verdict::Stopped { since, .. } => format!("stopped since t = {since:.2} s"),
+        Verdict::Tumbling { .. } | Verdict::Airborne => v.to_string(),
         Verdict::Moving { mean_speed } => format!("moving ({mean_speed:.3} m/s over 1 s)"),
         Verdict::TooShort => "no verdict before t = 1 s".into(),
     }
