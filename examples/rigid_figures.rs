@@ -21,7 +21,9 @@ const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 900;
 
 fn case(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("cases").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cases")
+        .join(name)
 }
 
 fn draw_energy(runs: &[(&str, RGBColor, RigidRun)]) -> Result<Vec<u8>, String> {
@@ -120,7 +122,12 @@ fn convergence() -> Vec<(f64, f64)> {
         .collect();
     hs.iter()
         .zip(finals.windows(2))
-        .map(|(&h, w)| (h, se3::log_so3(&(w[0].pose.r.transpose() * w[1].pose.r)).norm()))
+        .map(|(&h, w)| {
+            (
+                h,
+                se3::log_so3(&(w[0].pose.r.transpose() * w[1].pose.r)).norm(),
+            )
+        })
         .collect()
 }
 
@@ -156,7 +163,10 @@ fn draw_convergence(points: &[(f64, f64)]) -> Result<Vec<u8>, String> {
             .map_err(|e| e.to_string())?;
         let blue = RGBColor(31, 119, 180);
         chart
-            .draw_series(LineSeries::new(points.iter().copied(), blue.stroke_width(2)))
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                blue.stroke_width(2),
+            ))
             .map_err(|e| e.to_string())?
             .label("measured")
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], blue.stroke_width(3)));
@@ -201,8 +211,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let rgb = draw_energy(&[
-        ("energy-safe, μ = 0.4 (football.toml)", RGBColor(31, 119, 180), safe),
-        ("seed: newton, μ = ∞ (football_seed.toml)", RGBColor(214, 39, 40), seed),
+        (
+            "energy-safe, μ = 0.4 (football.toml)",
+            RGBColor(31, 119, 180),
+            safe,
+        ),
+        (
+            "seed: newton, μ = ∞ (football_seed.toml)",
+            RGBColor(214, 39, 40),
+            seed,
+        ),
     ])?;
     write_png(&out.join("rigid_energy.png"), &rgb, WIDTH, HEIGHT)?;
     let points = convergence();
@@ -216,6 +234,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let rgb = draw_convergence(&points)?;
     write_png(&out.join("rigid_convergence.png"), &rgb, 900, 700)?;
-    println!("wrote {}/rigid_energy.png and rigid_convergence.png", out.display());
+    println!(
+        "wrote {}/rigid_energy.png and rigid_convergence.png",
+        out.display()
+    );
     Ok(())
 }

@@ -129,7 +129,9 @@ fn point_mass_limit_is_the_impulse_law_of_section_3() {
         let after_safe = u + k * safe.impulse;
         worst_safe = worst_safe.max((after_safe - law).norm() / v.norm());
     }
-    println!("point mass vs §3 law, relative: newton {worst_newton:.2e}, energy-safe {worst_safe:.2e}");
+    println!(
+        "point mass vs §3 law, relative: newton {worst_newton:.2e}, energy-safe {worst_safe:.2e}"
+    );
     // Newton: a handful of roundings through R, Rᵀ and K (measured ~1e-15).
     assert!(worst_newton <= ROUNDING, "{worst_newton}");
     // Energy-safe: the same law reached by ~(1 + e)·400 summed steps; rounding grows with the
@@ -160,7 +162,10 @@ fn frictionless_impulse_is_normal_and_elastic_keeps_kinetic_energy() {
             assert!((ke1 - ke0).abs() <= 1e-12 * ke0, "{name}: {ke0} → {ke1}");
             let after = impact::point_velocity(&State { twist, ..c.state }, &c.r);
             // The normal contact velocity is reversed (ε = 1).
-            assert!((c.n.dot(&after) + c.n.dot(&c.u)).abs() <= 1e-10 * c.u.norm(), "{name}");
+            assert!(
+                (c.n.dot(&after) + c.n.dot(&c.u)).abs() <= 1e-10 * c.u.norm(),
+                "{name}"
+            );
         }
     }
 }
@@ -286,7 +291,10 @@ fn the_seed_model_gains_energy_where_the_energy_safe_one_does_not() {
             ke_seed - ke0
         );
         assert_eq!(seed.mode, ContactMode::Stick);
-        assert!(ke_seed - ke0 > 0.01 * ke0, "the seed model gains energy here");
+        assert!(
+            ke_seed - ke0 > 0.01 * ke0,
+            "the seed model gains energy here"
+        );
         assert!((ke_seed - ke0 - predicted).abs() <= 1e-12 * ke0);
     }
     let safe = energy_safe_impulse(&k, &n, &u, 1.0, 2.0, ENERGY_SAFE_STEPS);

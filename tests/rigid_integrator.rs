@@ -17,7 +17,11 @@ const ORDER_TOL: f64 = 1e-14;
 fn tableau_rows_sum_to_c_and_weights_to_one() {
     for i in 0..STAGES {
         let row: f64 = A[i].iter().take(i).sum();
-        assert!((row - C[i]).abs() <= TABLEAU_TOL, "row {i}: {row} vs {}", C[i]);
+        assert!(
+            (row - C[i]).abs() <= TABLEAU_TOL,
+            "row {i}: {row} vs {}",
+            C[i]
+        );
     }
     let sum_b: f64 = B.iter().sum();
     assert!((sum_b - 1.0).abs() <= TABLEAU_TOL, "Σb = {sum_b}");
@@ -50,7 +54,8 @@ fn classical_order_conditions_to_order_four() {
 /// The torque-free body of `cases/football_torque_free.toml`: three different moments, spun
 /// near the intermediate axis (y), no gravity.
 fn tumbling() -> (RigidBody, State) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/football_torque_free.toml");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/football_torque_free.toml");
     let scene = stickslip::rigid::case::RigidScene::load(&path).expect("shipped case loads");
     assert!(scene.ground.is_none() && scene.body.gravity == Vector3::zeros());
     (scene.body, scene.initial)
@@ -85,12 +90,13 @@ fn torque_free_conservation_drift_shrinks_like_h4() {
         let (ke, l) = conservation_drift(&body, &start, h, (t_end / h) as usize);
         println!("h = {h}: max relative drift of KE {ke:.3e}, of spatial L {l:.3e}");
         if let Some((ke_prev, l_prev)) = previous {
-            // Fourth order: halving h divides the drift by 2⁴ = 16; we accept 2^3.5 ≈ 11.3 to
-            // 2^4.5 ≈ 22.6 (the pre-asymptotic scatter of a 4th-order method at ωh ≤ 0.2).
+            // At least fourth order: halving h divides the drift by 2⁴ = 16 or more; we accept
+            // an observed order ≥ 3.5 (2^3.5 ≈ 11.3, room for pre-asymptotic scatter at
+            // ωh ≤ 0.2). Measured: L at 4.0, KE at 5.0 (its leading h⁴ term cancels).
             for (name, ratio) in [("KE", ke_prev / ke), ("L", l_prev / l)] {
                 let order = ratio.log2();
                 println!("  {name}: observed order {order:.2}");
-                assert!((3.5..=4.5).contains(&order), "{name} drift order {order}");
+                assert!(order >= 3.5, "{name} drift order {order}");
             }
         }
         previous = Some((ke, l));
@@ -167,7 +173,10 @@ fn free_flight_follows_the_parabola_with_error_shrinking_like_h4() {
     let c = errors[0] / 0.02_f64.powi(4);
     for (k, h) in [0.01_f64, 0.005].iter().enumerate() {
         let order = (errors[k] / errors[k + 1]).log2();
-        println!("observed order {order:.2}, bound C h⁴ = {:.3e}", c * h.powi(4));
+        println!(
+            "observed order {order:.2}, bound C h⁴ = {:.3e}",
+            c * h.powi(4)
+        );
         assert!((3.5..=4.5).contains(&order), "order {order}");
         assert!(errors[k + 1] <= 2.0_f64.sqrt() * c * h.powi(4));
     }

@@ -35,7 +35,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Unit, Vector3};
+use nalgebra::{Matrix3, Quaternion, Unit, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 use crate::rigid::body::{Pose, RigidBody, State};
@@ -308,7 +308,11 @@ impl RigidScene {
             None => (RigidBody::solid_ellipsoid_inertia(mass, &semi_axes), false),
         };
         let position = v.finite3("initial.position", case.initial.position)?;
-        let rotation = match (&case.initial.quaternion, &case.initial.axis, case.initial.angle) {
+        let rotation = match (
+            &case.initial.quaternion,
+            &case.initial.axis,
+            case.initial.angle,
+        ) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
                 return Err(v.invalid(
                     "initial.quaternion",
@@ -382,7 +386,11 @@ impl RigidScene {
                     FrictionValue::Number(x) if x.is_finite() && *x >= 0.0 => *x,
                     FrictionValue::Word(w) if w == "inf" => f64::INFINITY,
                     FrictionValue::Number(x) => {
-                        return Err(v.invalid("impact.mu", "must be finite and >= 0, or \"inf\"", x));
+                        return Err(v.invalid(
+                            "impact.mu",
+                            "must be finite and >= 0, or \"inf\"",
+                            x,
+                        ));
                     }
                     FrictionValue::Word(w) => {
                         return Err(v.invalid("impact.mu", "must be a number >= 0 or \"inf\"", w));

@@ -54,19 +54,21 @@ pub fn step(body: &RigidBody, state: &State, h: f64) -> State {
     let mut twists = [Vector6::zeros(); STAGES];
     let mut rates = [Vector6::zeros(); STAGES];
     for i in 0..STAGES {
-        let mut pose = state.pose;
+        let pose = state
+            .pose
+            .times_exps((0..i).map(|j| twists[j] * (h * A[i][j])));
         let mut twist = state.twist;
         for j in 0..i {
-            pose = pose.times_exp(&(twists[j] * (h * A[i][j])));
             twist += rates[j] * (h * A[i][j]);
         }
         twists[i] = twist;
         rates[i] = body.acceleration(&pose, &twist);
     }
-    let mut pose = state.pose;
+    let pose = state
+        .pose
+        .times_exps((0..STAGES).map(|j| twists[j] * (h * B[j])));
     let mut twist = state.twist;
     for j in 0..STAGES {
-        pose = pose.times_exp(&(twists[j] * (h * B[j])));
         twist += rates[j] * (h * B[j]);
     }
     State { pose, twist }

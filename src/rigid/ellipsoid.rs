@@ -31,7 +31,10 @@ impl Ellipsoid {
     #[inline]
     pub fn lowest_point(&self, pose: &Pose, normal: &Vector3<f64>) -> Vector3<f64> {
         let m = pose.r.transpose() * normal;
-        let s = self.semi_axes.component_mul(&self.semi_axes).component_mul(&m);
+        let s = self
+            .semi_axes
+            .component_mul(&self.semi_axes)
+            .component_mul(&m);
         pose.p - pose.r * s / m.dot(&s).sqrt()
     }
 

@@ -205,14 +205,15 @@ pub const ENERGY_SAFE_STEPS: usize = 400;
 /// exact change ΔKE = Jᵀu + ½JᵀKJ of the result still be positive beyond rounding (10⁻¹² of
 /// the kinetic energy at the contact, ½ u_n²/n̂ᵀKn̂), the frictionless energetic impulse
 /// J = −(1 + ε) u_n/(n̂ᵀKn̂) n̂ is used instead (ΔKE = −½(1 − ε²)u_n²/n̂ᵀKn̂ ≤ 0) and
-/// [`Impulse::fallback`] is set. Truncation at the step bound (a jam that never ends) stops
-/// the integration where it is, which also does non-positive work.
+/// [`Impulse::fallback`] is set. The same fallback is taken if the integration has not ended
+/// within 200 × `steps` steps (a long jam: friction against the coupling of K makes the
+/// approach faster while sliding; left where it is, the body would still be approaching).
 ///
 /// For a point mass (K = I/m) the directions never change and the result is the law of
 /// SPEC.md §3 up to the rounding of the summed steps.
 ///
-/// `steps`: the frictionless compression impulse −u_n/n̂ᵀKn̂ is divided into this many steps
-/// (the step in p). `friction` must be finite.
+/// `steps`: the impulse ‖u‖/n̂ᵀKn̂ is divided into this many steps (the step in p).
+/// `friction` must be finite.
 pub fn energy_safe_impulse(
     k: &Matrix3<f64>,
     n: &Vector3<f64>,
@@ -230,8 +231,10 @@ pub fn energy_safe_impulse(
         };
     }
     let knn = n.dot(&(k * n));
-    let dp = -un0 / knn / steps.max(1) as f64;
     let speed_scale = u0.norm();
+    // The step in p: the impulse that would stop the whole contact velocity along n̂, divided
+    // into `steps` (the tangential part can need far more impulse than the normal approach).
+    let dp = speed_scale / knn / steps.max(1) as f64;
     // Below this the tangential contact velocity counts as stopped: 1e-12 of the contact speed,
     // far below anything the integration resolves and far above rounding.
     let stopped = 1e-12 * speed_scale;
@@ -246,7 +249,11 @@ pub fn energy_safe_impulse(
     let can_stick = stick_rate.norm() <= friction;
 
     let mut u = *u0;
-    let mut total = Vector3::zeros();
+    // The impulse as its normal part p (N s) and its tangential part, summed apart so that a
+    // frictionless impulse stays exactly normal.
+    let mut normal_impulse = 0.0;
+    let mut tangential_impulse = Vector3::zeros();
+    let mut completed = false;
     let mut work = 0.0;
     let mut compression_work: Option<f64> = None;
     let mut sticking = false;
@@ -308,19 +315,22 @@ pub fn energy_safe_impulse(
             }
         }
         work += step * (un + 0.5 * a * step);
-        total += direction * step;
+        normal_impulse += step;
+        tangential_impulse += (direction - n) * step;
         u += du * step;
         if finished {
+            completed = true;
             break;
         }
     }
+    let total = n * normal_impulse + tangential_impulse;
     let mode = if sticking {
         ContactMode::Stick
     } else {
         ContactMode::Slide
     };
     let contact_energy = 0.5 * un0 * un0 / knn;
-    if kinetic_energy_change(k, u0, &total) > 1e-12 * contact_energy {
+    if !completed || kinetic_energy_change(k, u0, &total) > 1e-12 * contact_energy {
         return Impulse {
             impulse: n * (-(1.0 + restitution) * un0 / knn),
             mode: ContactMode::Slide,

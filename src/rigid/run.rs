@@ -181,10 +181,9 @@ fn row(scene: &RigidScene, t: f64, state: &State) -> RigidRow {
         kinetic: scene.body.kinetic_energy(&state.twist),
         potential: scene.body.potential_energy(&state.pose, &reference),
         angular_momentum: scene.body.body_angular_momentum(&state.twist).norm(),
-        distance: scene
-            .ground
-            .as_ref()
-            .map_or(f64::NAN, |(g, _)| scene.shape.signed_distance(&state.pose, g)),
+        distance: scene.ground.as_ref().map_or(f64::NAN, |(g, _)| {
+            scene.shape.signed_distance(&state.pose, g)
+        }),
     }
 }
 
@@ -221,7 +220,8 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
                 if impacts_here == 0 {
                     let before = rows.last().map_or(0.0, |r| r.kinetic + r.potential);
                     let after = row(scene, t1, &next);
-                    flight_drift = flight_drift.max((after.kinetic + after.potential - before).abs());
+                    flight_drift =
+                        flight_drift.max((after.kinetic + after.potential - before).abs());
                 }
                 state = next;
                 break;
@@ -300,7 +300,12 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
                 break 'steps;
             }
         }
-        if !state.twist.iter().chain(state.pose.p.iter()).all(|x| x.is_finite()) {
+        if !state
+            .twist
+            .iter()
+            .chain(state.pose.p.iter())
+            .all(|x| x.is_finite())
+        {
             return Err(RigidRunError::NonFinite { t: t1, step });
         }
         max_ortho = max_ortho.max(se3::orthonormality_error(&state.pose.r));
@@ -325,8 +330,14 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
         duration,
         ended: ending,
         impacts: events.len(),
-        stick_impacts: events.iter().filter(|e| e.mode == ContactMode::Stick).count(),
-        slide_impacts: events.iter().filter(|e| e.mode == ContactMode::Slide).count(),
+        stick_impacts: events
+            .iter()
+            .filter(|e| e.mode == ContactMode::Stick)
+            .count(),
+        slide_impacts: events
+            .iter()
+            .filter(|e| e.mode == ContactMode::Slide)
+            .count(),
         fallback_impacts: events.iter().filter(|e| e.fallback).count(),
         energy_lost_per_impact: events.iter().map(|e| -e.kinetic_energy_change).collect(),
         largest_energy_gain: events
@@ -336,10 +347,11 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
         largest_flight_energy_drift: flight_drift,
         energy_initial: rows.first().map_or(0.0, energy),
         energy_final: rows.last().map_or(0.0, energy),
-        min_distance: scene
-            .ground
-            .as_ref()
-            .map(|_| rows.iter().map(|r| r.distance).fold(f64::INFINITY, f64::min)),
+        min_distance: scene.ground.as_ref().map(|_| {
+            rows.iter()
+                .map(|r| r.distance)
+                .fold(f64::INFINITY, f64::min)
+        }),
         max_orthonormality_error: max_ortho,
         wall_seconds: clock.elapsed().as_secs_f64(),
     };
@@ -365,10 +377,7 @@ pub const EVENTS_HEADER: &str = "t_s,contact_x_m,contact_y_m,contact_z_m,normal_
 
 /// Writes `trajectory.csv`, `events.csv` and `summary.json`; `file(name)` gives each one's
 /// path (e.g. inside a [`crate::app::output::StagedDir`]).
-pub fn write_outputs(
-    file: impl Fn(&str) -> PathBuf,
-    run: &RigidRun,
-) -> Result<(), RigidRunError> {
+pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(), RigidRunError> {
     let path = file("trajectory.csv");
     let mut w = BufWriter::new(io(&path, fs::File::create(&path))?);
     io(&path, writeln!(w, "{TRAJECTORY_HEADER}"))?;
@@ -431,10 +440,9 @@ pub fn write_outputs(
     }
     io(&path, w.flush())?;
     let path = file("summary.json");
-    let text = serde_json::to_string_pretty(&run.summary)
-        .map_err(|e| RigidRunError::Output {
-            path: path.clone(),
-            source: std::io::Error::other(e),
-        })?;
+    let text = serde_json::to_string_pretty(&run.summary).map_err(|e| RigidRunError::Output {
+        path: path.clone(),
+        source: std::io::Error::other(e),
+    })?;
     io(&path, fs::write(&path, text + "\n"))
 }

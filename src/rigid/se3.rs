@@ -59,6 +59,17 @@ pub fn exp_se3(omega: &Vector3<f64>, v: &Vector3<f64>) -> (Matrix3<f64>, Vector3
     (r, jac * v)
 }
 
+/// exp of the twist (ω, v) (rad, m) less the identity: (R − I, V v), for composing many small
+/// motions without rounding at the scale of I (see [`crate::rigid::body::Pose::times_exps`]).
+#[inline]
+pub fn exp_se3_delta(omega: &Vector3<f64>, v: &Vector3<f64>) -> (Matrix3<f64>, Vector3<f64>) {
+    let (a, b, c) = exp_coefficients(omega.norm());
+    let w = hat(omega);
+    let w2 = w * w;
+    let jac = Matrix3::identity() + w * b + w2 * c;
+    (w * a + w2 * b, jac * v)
+}
+
 /// The adjoint [ad_𝒱] = [[ω̂, 0], [v̂, ω̂]] of a twist 𝒱 = (ω, v).
 pub fn ad(twist: &Vector6<f64>) -> Matrix6<f64> {
     let w = hat(&twist.fixed_rows::<3>(0).into_owned());
@@ -74,7 +85,11 @@ pub fn ad(twist: &Vector6<f64>) -> Matrix6<f64> {
 /// between R and the identity. Accurate near θ = 0 (used for R_aᵀR_b with a ≈ b), where it
 /// reads the skew part, and near π, where it reads the symmetric part.
 pub fn log_so3(r: &Matrix3<f64>) -> Vector3<f64> {
-    let skew = Vector3::new(r[(2, 1)] - r[(1, 2)], r[(0, 2)] - r[(2, 0)], r[(1, 0)] - r[(0, 1)]);
+    let skew = Vector3::new(
+        r[(2, 1)] - r[(1, 2)],
+        r[(0, 2)] - r[(2, 0)],
+        r[(1, 0)] - r[(0, 1)],
+    );
     let cos = ((r.trace() - 1.0) / 2.0).clamp(-1.0, 1.0);
     let sin = skew.norm() / 2.0;
     let theta = sin.atan2(cos);
