@@ -31,7 +31,8 @@ pub const A: [[f64; 4]; STAGES] = [
     ],
 ];
 
-/// The weights bⱼ, SPEC.md §5 verbatim.
+/// The weights bⱼ, SPEC.md §5 verbatim (trailing zeros included, hence the allow).
+#[allow(clippy::excessive_precision)]
 pub const B: [f64; STAGES] = [
     0.1370831520630755,
     -0.0183698531564020,
