@@ -158,7 +158,15 @@ fn draw_convergence(points: &[(f64, f64)]) -> Result<Vec<u8>, String> {
             .label_style(("sans-serif", 15))
             .axis_desc_style(("sans-serif", 16))
             .y_label_formatter(&|v| format!("{v:.0e}"))
-            .x_label_formatter(&|v| format!("{v:.0e}"))
+            .x_label_formatter(&|v| {
+                // Only 1, 2 and 5 of each decade: the others crowd the axis.
+                let mantissa = v / 10f64.powf(v.log10().floor());
+                if [1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-6) {
+                    format!("{v:.0e}")
+                } else {
+                    String::new()
+                }
+            })
             .draw()
             .map_err(|e| e.to_string())?;
         let blue = RGBColor(31, 119, 180);
