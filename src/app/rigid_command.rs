@@ -79,7 +79,8 @@ pub fn rigid_table(s: &RigidSummary) -> String {
         ),
         _ => "no ground".into(),
     };
-    let lost: f64 = s.energy_lost_per_impact.iter().sum();
+    // `+ 0.0`: an empty f64 sum is −0.0.
+    let lost: f64 = s.energy_lost_per_impact.iter().sum::<f64>() + 0.0;
     let mut t = format!("{} (rigid_ellipsoid; {model}; h = {} s)\n\n", s.name, s.h);
     t.push_str(&format!(
         "{:>8} {:>6} {:>6}  {:<28} {:>10} {:>10} {:>12} {:>13} {:>9}\n",
