@@ -8,6 +8,8 @@
 //! * [`contact`]: the impulse contact law (SPEC.md §3) on the CPU, the contact records and the
 //!   cross-check of the optimiser against the law (SPEC.md §4).
 //! * [`gpu`]: the wgpu context and the impulse-law compute kernel.
+//! * [`rigid`]: a rigid ellipsoid on SE(3) with impacts (SPEC.md §5): CG4, the lowest point,
+//!   event location and three impact models.
 //! * [`app`]: orchestration: the case runner, verdicts, output files.
 #![warn(missing_docs)]
 
@@ -15,5 +17,6 @@ pub mod app;
 pub mod contact;
 pub mod energy;
 pub mod gpu;
+pub mod rigid;
 pub mod scene;
 pub mod solver;

@@ -161,6 +161,9 @@ pub enum CliError {
     /// The reader of stdout went away (`| head -1`): the program ends quietly (exit 0).
     #[error("stdout was closed")]
     StdoutClosed,
+    /// A rigid-ellipsoid run failed or could not write its output (exit 1).
+    #[error(transparent)]
+    Rigid(#[from] crate::rigid::run::RigidRunError),
 }
 
 impl From<StageError> for CliError {
@@ -449,6 +452,9 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
 }
 
 fn run_command(args: &RunArgs) -> Result<(), CliError> {
+    if crate::app::rigid_command::is_rigid_case(&args.case.case) {
+        return crate::app::rigid_command::run_rigid(args);
+    }
     let (scene, opts) = args.case.load()?;
     let out = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("out").join(

@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod output;
 pub mod plot;
+pub mod rigid_command;
 pub mod runner;
 pub mod signals;
 pub mod verdict;

@@ -170,6 +170,9 @@ impl CaseError {
     }
 }
 
+/// The `kind` of the square-on-slope case files (the default when `kind` is absent).
+pub const SLOPE_KIND: &str = "slope_square";
+
 /// `[square]`: the elastic square and its grid.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -325,6 +328,10 @@ pub struct NewtonSection {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CaseFile {
+    /// Which system the case is for: `"slope_square"` (the default) here; other kinds (e.g.
+    /// `"rigid_ellipsoid"`, [`crate::rigid::case`]) are dispatched before this parser runs.
+    #[serde(default)]
+    pub kind: Option<String>,
     /// Human-readable name of the case.
     pub name: String,
     /// The square.
@@ -462,6 +469,15 @@ impl Scene {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("(inline case)"));
         let v = Validator { file: &file };
+        if let Some(kind) = &case.kind
+            && kind != SLOPE_KIND
+        {
+            return Err(v.invalid(
+                "kind",
+                "must be \"slope_square\" (the default) or \"rigid_ellipsoid\"",
+                kind,
+            ));
+        }
         v.positive("square.side", case.square.side)?;
         if case.square.n_seg == 0 {
             return Err(v.invalid("square.n_seg", "must be at least 1", 0));

@@ -1,0 +1,455 @@
+//! Case files of `kind = "rigid_ellipsoid"` (SPEC.md §5): a rigid ellipsoid, its initial pose
+//! and body twist, gravity, an optional ground and the impact model. Parsed strictly (unknown
+//! keys rejected) and validated; errors are [`CaseError`]s, one line naming the file, the key
+//! and the rule.
+//!
+//! ```toml
+//! kind = "rigid_ellipsoid"
+//! name = "football"
+//! [body]
+//! semi_axes = [0.14, 0.085, 0.085]  # m, along body x, y, z
+//! mass = 0.41                       # kg
+//! # inertia = [Ixx, Iyy, Izz]       # kg m^2, principal; default: solid ellipsoid
+//! [initial]
+//! position = [0.0, 0.0, 1.5]        # m, centre of mass
+//! axis = [0.0, 1.0, 0.0]            # orientation as axis and angle (rad) ...
+//! angle = 0.3
+//! # quaternion = [1.0, 0.0, 0.0, 0.0]  # ... or as a quaternion w, x, y, z (normalised on load)
+//! omega = [0.0, 0.0, 0.0]           # rad/s, body frame
+//! velocity = [0.0, 0.0, 0.0]        # m/s, body frame
+//! [gravity]
+//! acceleration = [0.0, 0.0, -9.81]  # m/s^2, world
+//! [ground]                          # omit the table for no ground
+//! point = [0.0, 0.0, 0.0]           # m
+//! normal = [0.0, 0.0, 1.0]          # out of the ground, normalised on load
+//! [impact]                          # required with [ground]
+//! model = "energy_safe"             # or "newton" (the seed's kinematic restitution)
+//! restitution = 0.6                 # epsilon in [0, 1]
+//! mu = 0.5                          # >= 0, or "inf" (newton only)
+//! bisection_tolerance = 1e-9        # s, on the step length tau
+//! rest_speed = 0.05                 # m/s: an approach slower than this = settled
+//! [time]
+//! h = 1e-3                          # s
+//! duration = 5.0                    # s
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use nalgebra::{Matrix3, Quaternion, Unit, UnitQuaternion, Vector3};
+use serde::{Deserialize, Serialize};
+
+use crate::rigid::body::{Pose, RigidBody, State};
+use crate::rigid::ellipsoid::{Ellipsoid, Ground};
+use crate::rigid::impact::ImpactModel;
+use crate::scene::CaseError;
+use crate::scene::case::one_line_toml;
+
+/// The value of the top-level `kind` key that selects this system.
+pub const KIND: &str = "rigid_ellipsoid";
+
+/// `[body]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BodySection {
+    /// Semi-axes (a, b, c) along the body axes, m.
+    pub semi_axes: [f64; 3],
+    /// Mass, kg.
+    pub mass: f64,
+    /// Principal moments of inertia, kg m²; default: a solid ellipsoid's.
+    #[serde(default)]
+    pub inertia: Option<[f64; 3]>,
+}
+
+/// `[initial]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InitialSection {
+    /// Centre of mass, m, world.
+    pub position: [f64; 3],
+    /// Rotation axis of the initial orientation (with `angle`).
+    #[serde(default)]
+    pub axis: Option<[f64; 3]>,
+    /// Rotation angle about `axis`, rad.
+    #[serde(default)]
+    pub angle: Option<f64>,
+    /// The initial orientation as a quaternion (w, x, y, z), normalised on load.
+    #[serde(default)]
+    pub quaternion: Option<[f64; 4]>,
+    /// Body angular velocity ω, rad/s.
+    pub omega: [f64; 3],
+    /// Body linear velocity v, m/s.
+    pub velocity: [f64; 3],
+}
+
+/// `[gravity]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GravitySection {
+    /// g_w, m/s², world.
+    pub acceleration: [f64; 3],
+}
+
+/// `[ground]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GroundSection {
+    /// A point of the plane, m.
+    pub point: [f64; 3],
+    /// Normal out of the ground (normalised on load).
+    pub normal: [f64; 3],
+}
+
+/// μ as written: a number or the string "inf".
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum FrictionValue {
+    /// A finite coefficient.
+    Number(f64),
+    /// "inf".
+    Word(String),
+}
+
+/// `[impact]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactSection {
+    /// "newton" or "energy_safe".
+    pub model: ImpactModel,
+    /// Restitution ε ∈ [0, 1].
+    pub restitution: f64,
+    /// Friction μ ≥ 0, or "inf".
+    pub mu: FrictionValue,
+    /// Bisection tolerance on the step length τ, s.
+    pub bisection_tolerance: f64,
+    /// Approach speed below which the body counts as settled, m/s.
+    pub rest_speed: f64,
+}
+
+/// `[time]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSection {
+    /// Step h, s.
+    pub h: f64,
+    /// Duration, s.
+    pub duration: f64,
+}
+
+/// A rigid-ellipsoid case file as written.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RigidCaseFile {
+    /// Must be "rigid_ellipsoid".
+    pub kind: String,
+    /// Human-readable name.
+    pub name: String,
+    /// The body.
+    pub body: BodySection,
+    /// Initial state.
+    pub initial: InitialSection,
+    /// Gravity.
+    pub gravity: GravitySection,
+    /// The ground; absent for none.
+    #[serde(default)]
+    pub ground: Option<GroundSection>,
+    /// The impact model; required with a ground.
+    #[serde(default)]
+    pub impact: Option<ImpactSection>,
+    /// Time stepping.
+    pub time: TimeSection,
+}
+
+/// The validated impact settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpactSettings {
+    /// The model.
+    pub model: ImpactModel,
+    /// Restitution ε ∈ [0, 1].
+    pub restitution: f64,
+    /// Friction μ ≥ 0, possibly +∞ (Newton model only).
+    pub friction: f64,
+    /// Bisection tolerance on τ, s.
+    pub bisection_tolerance: f64,
+    /// Settling approach speed, m/s.
+    pub rest_speed: f64,
+}
+
+/// A validated rigid-ellipsoid scene, SI units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RigidScene {
+    /// Name.
+    pub name: String,
+    /// The file it came from.
+    pub source: Option<PathBuf>,
+    /// Shape.
+    pub shape: Ellipsoid,
+    /// Mass properties and gravity.
+    pub body: RigidBody,
+    /// Whether the inertia was stated in the file (else a solid ellipsoid's).
+    pub inertia_stated: bool,
+    /// The state at t = 0.
+    pub initial: State,
+    /// Ground and impact settings, if there is a ground.
+    pub ground: Option<(Ground, ImpactSettings)>,
+    /// Step, s.
+    pub h: f64,
+    /// Duration, s.
+    pub duration: f64,
+}
+
+/// The top-level `kind` of a case file's text, if it is TOML with a string `kind` (the CLI's
+/// dispatch peeks at it before choosing a parser).
+pub fn peek_kind(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("kind")?.as_str().map(str::to_owned)
+}
+
+struct Check<'a> {
+    file: &'a Path,
+}
+
+impl Check<'_> {
+    fn invalid(&self, key: &str, rule: &str, value: impl std::fmt::Display) -> CaseError {
+        CaseError::Invalid {
+            file: self.file.to_path_buf(),
+            key: key.into(),
+            rule: rule.into(),
+            value: value.to_string(),
+        }
+    }
+    fn positive(&self, key: &str, x: f64) -> Result<f64, CaseError> {
+        if x.is_finite() && x > 0.0 {
+            Ok(x)
+        } else {
+            Err(self.invalid(key, "must be finite and > 0", x))
+        }
+    }
+    fn finite3(&self, key: &str, x: [f64; 3]) -> Result<Vector3<f64>, CaseError> {
+        if x.iter().all(|c| c.is_finite()) {
+            Ok(Vector3::from(x))
+        } else {
+            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
+        }
+    }
+    fn unit3(&self, key: &str, x: [f64; 3]) -> Result<Vector3<f64>, CaseError> {
+        let v = self.finite3(key, x)?;
+        if v.norm() > 0.0 && v.norm().is_finite() {
+            Ok(v.normalize())
+        } else {
+            Err(self.invalid(key, "must be a non-zero vector", format!("{x:?}")))
+        }
+    }
+}
+
+impl RigidScene {
+    /// Reads and validates a case file.
+    pub fn load(path: &Path) -> Result<RigidScene, CaseError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?;
+        RigidScene::from_toml(&text, path)
+    }
+
+    /// Parses and validates case-file text; `path` is used in messages.
+    pub fn from_toml(text: &str, path: &Path) -> Result<RigidScene, CaseError> {
+        let file = path.to_path_buf();
+        let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
+            file: file.clone(),
+            key: "(document)".into(),
+            message: one_line_toml(&e, text),
+        })?;
+        let case: RigidCaseFile = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            CaseError::Parse {
+                file: file.clone(),
+                key: if key == "." { "(document)".into() } else { key },
+                message: one_line_toml(e.inner(), text),
+            }
+        })?;
+        RigidScene::from_case(&case, path)
+    }
+
+    /// Validates a parsed case.
+    pub fn from_case(case: &RigidCaseFile, path: &Path) -> Result<RigidScene, CaseError> {
+        let v = Check { file: path };
+        if case.kind != KIND {
+            return Err(v.invalid("kind", "must be \"rigid_ellipsoid\" here", &case.kind));
+        }
+        let semi_axes = v.finite3("body.semi_axes", case.body.semi_axes)?;
+        if semi_axes.iter().any(|a| *a <= 0.0) {
+            return Err(v.invalid(
+                "body.semi_axes",
+                "every semi-axis must be > 0",
+                format!("{:?}", case.body.semi_axes),
+            ));
+        }
+        let mass = v.positive("body.mass", case.body.mass)?;
+        let (inertia, inertia_stated) = match case.body.inertia {
+            Some(i) => {
+                let i = v.finite3("body.inertia", i)?;
+                if i.iter().any(|x| *x <= 0.0) {
+                    return Err(v.invalid(
+                        "body.inertia",
+                        "every principal moment must be > 0",
+                        format!("{:?}", [i.x, i.y, i.z]),
+                    ));
+                }
+                // Principal moments of a real body satisfy the triangle inequalities.
+                if i.x > i.y + i.z || i.y > i.x + i.z || i.z > i.x + i.y {
+                    return Err(v.invalid(
+                        "body.inertia",
+                        "principal moments must satisfy the triangle inequality (each <= sum of the other two)",
+                        format!("{:?}", [i.x, i.y, i.z]),
+                    ));
+                }
+                (i, true)
+            }
+            None => (RigidBody::solid_ellipsoid_inertia(mass, &semi_axes), false),
+        };
+        let position = v.finite3("initial.position", case.initial.position)?;
+        let rotation = match (
+            &case.initial.quaternion,
+            &case.initial.axis,
+            case.initial.angle,
+        ) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(v.invalid(
+                    "initial.quaternion",
+                    "give either quaternion or axis and angle, not both",
+                    "both",
+                ));
+            }
+            (Some(q), None, None) => {
+                let q4 = Quaternion::new(q[0], q[1], q[2], q[3]);
+                if !q.iter().all(|c| c.is_finite()) || q4.norm() == 0.0 {
+                    return Err(v.invalid(
+                        "initial.quaternion",
+                        "must be finite and non-zero (w, x, y, z)",
+                        format!("{q:?}"),
+                    ));
+                }
+                UnitQuaternion::from_quaternion(q4)
+                    .to_rotation_matrix()
+                    .into_inner()
+            }
+            (None, Some(axis), Some(angle)) => {
+                let axis = v.unit3("initial.axis", *axis)?;
+                if !angle.is_finite() {
+                    return Err(v.invalid("initial.angle", "must be finite", angle));
+                }
+                UnitQuaternion::from_axis_angle(&Unit::new_normalize(axis), angle)
+                    .to_rotation_matrix()
+                    .into_inner()
+            }
+            (None, Some(_), None) => {
+                return Err(v.invalid("initial.angle", "required with initial.axis", "missing"));
+            }
+            (None, None, Some(_)) => {
+                return Err(v.invalid("initial.axis", "required with initial.angle", "missing"));
+            }
+            (None, None, None) => Matrix3::identity(),
+        };
+        let omega = v.finite3("initial.omega", case.initial.omega)?;
+        let velocity = v.finite3("initial.velocity", case.initial.velocity)?;
+        let gravity = v.finite3("gravity.acceleration", case.gravity.acceleration)?;
+        let h = v.positive("time.h", case.time.h)?;
+        let duration = v.positive("time.duration", case.time.duration)?;
+        let shape = Ellipsoid { semi_axes };
+        let initial = State {
+            pose: Pose {
+                r: rotation,
+                p: position,
+            },
+            twist: nalgebra::Vector6::new(
+                omega.x, omega.y, omega.z, velocity.x, velocity.y, velocity.z,
+            ),
+        };
+        let ground = match (&case.ground, &case.impact) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(v.invalid("impact", "only with a [ground] table", "given"));
+            }
+            (Some(_), None) => {
+                return Err(v.invalid("impact", "required when [ground] is given", "missing"));
+            }
+            (Some(g), Some(imp)) => {
+                let ground = Ground {
+                    point: v.finite3("ground.point", g.point)?,
+                    normal: v.unit3("ground.normal", g.normal)?,
+                };
+                let restitution = imp.restitution;
+                if !(restitution.is_finite() && (0.0..=1.0).contains(&restitution)) {
+                    return Err(v.invalid("impact.restitution", "must be in [0, 1]", restitution));
+                }
+                let friction = match &imp.mu {
+                    FrictionValue::Number(x) if x.is_finite() && *x >= 0.0 => *x,
+                    FrictionValue::Word(w) if w == "inf" => f64::INFINITY,
+                    FrictionValue::Number(x) => {
+                        return Err(v.invalid(
+                            "impact.mu",
+                            "must be finite and >= 0, or \"inf\"",
+                            x,
+                        ));
+                    }
+                    FrictionValue::Word(w) => {
+                        return Err(v.invalid("impact.mu", "must be a number >= 0 or \"inf\"", w));
+                    }
+                };
+                if friction.is_infinite() && imp.model == ImpactModel::EnergySafe {
+                    return Err(v.invalid(
+                        "impact.mu",
+                        "must be finite with model = \"energy_safe\" (\"inf\" is the newton model's)",
+                        "inf",
+                    ));
+                }
+                let bisection_tolerance =
+                    v.positive("impact.bisection_tolerance", imp.bisection_tolerance)?;
+                if bisection_tolerance >= h {
+                    return Err(v.invalid(
+                        "impact.bisection_tolerance",
+                        "must be smaller than time.h",
+                        bisection_tolerance,
+                    ));
+                }
+                let rest_speed = v.positive("impact.rest_speed", imp.rest_speed)?;
+                if shape.signed_distance(&initial.pose, &ground) <= 0.0 {
+                    return Err(v.invalid(
+                        "initial.position",
+                        "the ellipsoid must start strictly above the ground",
+                        format!(
+                            "{:?}, lowest point's signed distance {:.6} m",
+                            case.initial.position,
+                            shape.signed_distance(&initial.pose, &ground)
+                        ),
+                    ));
+                }
+                Some((
+                    ground,
+                    ImpactSettings {
+                        model: imp.model,
+                        restitution,
+                        friction,
+                        bisection_tolerance,
+                        rest_speed,
+                    },
+                ))
+            }
+        };
+        Ok(RigidScene {
+            name: case.name.clone(),
+            source: Some(path.to_path_buf()),
+            shape,
+            body: RigidBody {
+                mass,
+                inertia,
+                gravity,
+            },
+            inertia_stated,
+            initial,
+            ground,
+            h,
+            duration,
+        })
+    }
+}

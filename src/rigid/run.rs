@@ -1,0 +1,448 @@
+//! The simulation loop of the rigid ellipsoid (SPEC.md §5) and its output files:
+//! `trajectory.csv`, `events.csv` and `summary.json`.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use nalgebra::{UnitQuaternion, Vector3};
+use serde::Serialize;
+
+use crate::rigid::body::State;
+use crate::rigid::case::RigidScene;
+use crate::rigid::events::locate_crossing;
+use crate::rigid::impact::{
+    self, ContactMode, ENERGY_SAFE_STEPS, ImpactModel, energy_safe_impulse, newton_impulse,
+};
+use crate::rigid::{cg4, se3};
+
+/// An error of a rigid run.
+#[derive(Debug, thiserror::Error)]
+pub enum RigidRunError {
+    /// The state stopped being finite (a step too large for the spin, say).
+    #[error("the state is not finite at t = {t} s (step {step}); try a smaller time.h")]
+    NonFinite {
+        /// Time, s.
+        t: f64,
+        /// Step number.
+        step: usize,
+    },
+    /// An output file could not be written.
+    #[error("{path}: {source}")]
+    Output {
+        /// The file.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+/// One row of `trajectory.csv`: the state at the end of a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RigidRow {
+    /// Time, s.
+    pub t: f64,
+    /// The state.
+    pub state: State,
+    /// Kinetic energy, J.
+    pub kinetic: f64,
+    /// Potential energy, J (zero with the centre of mass at the ground point, or the origin).
+    pub potential: f64,
+    /// |Iω|, kg m²/s: the angular momentum about the centre of mass.
+    pub angular_momentum: f64,
+    /// Signed distance of the lowest point to the ground, m (NaN without a ground).
+    pub distance: f64,
+}
+
+/// One impact: one row of `events.csv`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ImpactEvent {
+    /// Time of the impact (left end of the bisection bracket), s.
+    pub t: f64,
+    /// Contact point, m, world.
+    pub point: [f64; 3],
+    /// n̂·u before and after, m/s.
+    pub normal_speed_before: f64,
+    /// n̂·u after, m/s.
+    pub normal_speed_after: f64,
+    /// Tangential contact speed before, m/s.
+    pub tangential_speed_before: f64,
+    /// Tangential contact speed after, m/s.
+    pub tangential_speed_after: f64,
+    /// Stick or slide.
+    pub mode: ContactMode,
+    /// The impulse J, N s, world.
+    pub impulse: [f64; 3],
+    /// Kinetic energy after − before, J.
+    pub kinetic_energy_change: f64,
+    /// Whether the energy-safe model used its frictionless fallback.
+    pub fallback: bool,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Ending {
+    /// The whole duration was simulated.
+    DurationReached {
+        /// The end time, s.
+        t: f64,
+    },
+    /// An impact approached slower than the rest speed: the body has settled into persistent
+    /// contact, which the impulse model cannot carry further.
+    Settled {
+        /// Time of that impact, s.
+        t: f64,
+        /// Its approach speed −u_n, m/s.
+        approach_speed: f64,
+    },
+}
+
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ending::DurationReached { t } => write!(f, "duration reached (t = {t:.3} s)"),
+            Ending::Settled { t, .. } => write!(f, "settled at t = {t:.4} s"),
+        }
+    }
+}
+
+/// `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RigidSummary {
+    /// The case file.
+    pub case: Option<PathBuf>,
+    /// The case's name.
+    pub name: String,
+    /// Always "rigid_ellipsoid".
+    pub kind: &'static str,
+    /// The impact model, if there is a ground.
+    pub impact_model: Option<ImpactModel>,
+    /// Restitution.
+    pub restitution: Option<f64>,
+    /// μ as text ("inf" for infinite).
+    pub mu: Option<String>,
+    /// Step, s.
+    pub h: f64,
+    /// Duration asked, s.
+    pub duration: f64,
+    /// How the run ended.
+    pub ended: Ending,
+    /// Number of impacts.
+    pub impacts: usize,
+    /// Impacts that ended sticking / sliding.
+    pub stick_impacts: usize,
+    /// Impacts that ended sliding.
+    pub slide_impacts: usize,
+    /// Energy-safe impacts that used the frictionless fallback.
+    pub fallback_impacts: usize,
+    /// Kinetic energy lost at each impact (before − after), J.
+    pub energy_lost_per_impact: Vec<f64>,
+    /// The largest kinetic-energy gain of any impact, J (0 if none gained).
+    pub largest_energy_gain: f64,
+    /// The largest |ΔE| of the total energy over a step without impact, J (integration drift).
+    pub largest_flight_energy_drift: f64,
+    /// Total energy at t = 0 and at the end, J.
+    pub energy_initial: f64,
+    /// Total energy at the end, J.
+    pub energy_final: f64,
+    /// The smallest signed distance of the lowest point at any step end, m (null without a
+    /// ground).
+    pub min_distance: Option<f64>,
+    /// Largest ‖RᵀR − I‖_max over the run.
+    pub max_orthonormality_error: f64,
+    /// Wall time, s.
+    pub wall_seconds: f64,
+}
+
+/// A finished run.
+#[derive(Clone, Debug)]
+pub struct RigidRun {
+    /// One row at t = 0 and one per step.
+    pub rows: Vec<RigidRow>,
+    /// The impacts.
+    pub events: Vec<ImpactEvent>,
+    /// The summary.
+    pub summary: RigidSummary,
+}
+
+/// Impacts allowed within one step before the body is declared settled (a Zeno cascade of ever
+/// smaller bounces).
+pub const MAX_IMPACTS_PER_STEP: usize = 64;
+
+fn row(scene: &RigidScene, t: f64, state: &State) -> RigidRow {
+    let reference = scene
+        .ground
+        .as_ref()
+        .map_or(Vector3::zeros(), |(g, _)| g.point);
+    RigidRow {
+        t,
+        state: *state,
+        kinetic: scene.body.kinetic_energy(&state.twist),
+        potential: scene.body.potential_energy(&state.pose, &reference),
+        angular_momentum: scene.body.body_angular_momentum(&state.twist).norm(),
+        distance: scene.ground.as_ref().map_or(f64::NAN, |(g, _)| {
+            scene.shape.signed_distance(&state.pose, g)
+        }),
+    }
+}
+
+/// Runs the scene for `duration` seconds (default: the scene's).
+pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, RigidRunError> {
+    let clock = std::time::Instant::now();
+    let duration = duration.unwrap_or(scene.duration);
+    let steps = (duration / scene.h).round().max(1.0) as usize;
+    let body = &scene.body;
+    let mut state = scene.initial;
+    let mut rows = Vec::with_capacity(steps + 1);
+    rows.push(row(scene, 0.0, &state));
+    let mut events = Vec::new();
+    let mut ending = Ending::DurationReached { t: duration };
+    let mut flight_drift: f64 = 0.0;
+    let mut max_ortho: f64 = se3::orthonormality_error(&state.pose.r);
+    'steps: for step in 1..=steps {
+        let t0 = (step - 1) as f64 * scene.h;
+        let t1 = if step == steps {
+            duration
+        } else {
+            step as f64 * scene.h
+        };
+        let mut t = t0;
+        let mut impacts_here = 0;
+        loop {
+            let dt = t1 - t;
+            let next = cg4::step(body, &state, dt);
+            let crossing = scene.ground.as_ref().filter(|(g, _)| {
+                scene.shape.signed_distance(&state.pose, g) > 0.0
+                    && scene.shape.signed_distance(&next.pose, g) <= 0.0
+            });
+            let Some((ground, settings)) = crossing else {
+                if impacts_here == 0 {
+                    let before = rows.last().map_or(0.0, |r| r.kinetic + r.potential);
+                    let after = row(scene, t1, &next);
+                    flight_drift =
+                        flight_drift.max((after.kinetic + after.potential - before).abs());
+                }
+                state = next;
+                break;
+            };
+            let found = locate_crossing(
+                body,
+                &scene.shape,
+                ground,
+                &state,
+                dt,
+                settings.bisection_tolerance,
+            );
+            let at = found.state;
+            let c = scene.shape.lowest_point(&at.pose, &ground.normal);
+            let r = c - at.pose.p;
+            let u = impact::point_velocity(&at, &r);
+            let n = ground.normal;
+            let un = n.dot(&u);
+            if un >= 0.0 || impacts_here >= MAX_IMPACTS_PER_STEP {
+                // A grazing crossing (the lowest point not approaching at the bracket's left
+                // end) gets no impulse: take the step as computed.
+                if impacts_here >= MAX_IMPACTS_PER_STEP {
+                    ending = Ending::Settled {
+                        t: t + found.tau,
+                        approach_speed: -un,
+                    };
+                    state = at;
+                    rows.push(row(scene, t + found.tau, &state));
+                    break 'steps;
+                }
+                state = next;
+                break;
+            }
+            let k = impact::inverse_effective_mass(body, &at, &r);
+            let result = match settings.model {
+                ImpactModel::Newton => {
+                    newton_impulse(&k, &n, &u, settings.restitution, settings.friction)
+                }
+                ImpactModel::EnergySafe => energy_safe_impulse(
+                    &k,
+                    &n,
+                    &u,
+                    settings.restitution,
+                    settings.friction,
+                    ENERGY_SAFE_STEPS,
+                ),
+            };
+            let twist = impact::apply_impulse(body, &at, &r, &result.impulse);
+            let after = State {
+                pose: at.pose,
+                twist,
+            };
+            let u_after = impact::point_velocity(&after, &r);
+            let tangential = |x: &Vector3<f64>| (x - n * n.dot(x)).norm();
+            t += found.tau;
+            events.push(ImpactEvent {
+                t,
+                point: [c.x, c.y, c.z],
+                normal_speed_before: un,
+                normal_speed_after: n.dot(&u_after),
+                tangential_speed_before: tangential(&u),
+                tangential_speed_after: tangential(&u_after),
+                mode: result.mode,
+                impulse: [result.impulse.x, result.impulse.y, result.impulse.z],
+                kinetic_energy_change: body.kinetic_energy(&twist) - body.kinetic_energy(&at.twist),
+                fallback: result.fallback,
+            });
+            impacts_here += 1;
+            state = after;
+            if -un < settings.rest_speed {
+                ending = Ending::Settled {
+                    t,
+                    approach_speed: -un,
+                };
+                rows.push(row(scene, t, &state));
+                break 'steps;
+            }
+        }
+        if !state
+            .twist
+            .iter()
+            .chain(state.pose.p.iter())
+            .all(|x| x.is_finite())
+        {
+            return Err(RigidRunError::NonFinite { t: t1, step });
+        }
+        max_ortho = max_ortho.max(se3::orthonormality_error(&state.pose.r));
+        rows.push(row(scene, t1, &state));
+    }
+    let energy = |r: &RigidRow| r.kinetic + r.potential;
+    let settings = scene.ground.as_ref().map(|(_, s)| *s);
+    let summary = RigidSummary {
+        case: scene.source.clone(),
+        name: scene.name.clone(),
+        kind: crate::rigid::case::KIND,
+        impact_model: settings.map(|s| s.model),
+        restitution: settings.map(|s| s.restitution),
+        mu: settings.map(|s| {
+            if s.friction.is_infinite() {
+                "inf".to_string()
+            } else {
+                s.friction.to_string()
+            }
+        }),
+        h: scene.h,
+        duration,
+        ended: ending,
+        impacts: events.len(),
+        stick_impacts: events
+            .iter()
+            .filter(|e| e.mode == ContactMode::Stick)
+            .count(),
+        slide_impacts: events
+            .iter()
+            .filter(|e| e.mode == ContactMode::Slide)
+            .count(),
+        fallback_impacts: events.iter().filter(|e| e.fallback).count(),
+        energy_lost_per_impact: events.iter().map(|e| -e.kinetic_energy_change).collect(),
+        largest_energy_gain: events
+            .iter()
+            .map(|e| e.kinetic_energy_change)
+            .fold(0.0, f64::max),
+        largest_flight_energy_drift: flight_drift,
+        energy_initial: rows.first().map_or(0.0, energy),
+        energy_final: rows.last().map_or(0.0, energy),
+        min_distance: scene.ground.as_ref().map(|_| {
+            rows.iter()
+                .map(|r| r.distance)
+                .fold(f64::INFINITY, f64::min)
+        }),
+        max_orthonormality_error: max_ortho,
+        wall_seconds: clock.elapsed().as_secs_f64(),
+    };
+    Ok(RigidRun {
+        rows,
+        events,
+        summary,
+    })
+}
+
+fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, RigidRunError> {
+    r.map_err(|source| RigidRunError::Output {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Column names of the rigid `trajectory.csv`, with units.
+pub const TRAJECTORY_HEADER: &str = "t_s,x_m,y_m,z_m,qw,qx,qy,qz,omega_x_rad_per_s,omega_y_rad_per_s,omega_z_rad_per_s,v_x_m_per_s,v_y_m_per_s,v_z_m_per_s,kinetic_j,potential_j,total_j,angular_momentum_kg_m2_per_s,distance_to_ground_m";
+
+/// Column names of `events.csv`, with units.
+pub const EVENTS_HEADER: &str = "t_s,contact_x_m,contact_y_m,contact_z_m,normal_speed_before_m_per_s,normal_speed_after_m_per_s,tangential_speed_before_m_per_s,tangential_speed_after_m_per_s,mode,impulse_x_n_s,impulse_y_n_s,impulse_z_n_s,kinetic_energy_change_j,fallback";
+
+/// Writes `trajectory.csv`, `events.csv` and `summary.json`; `file(name)` gives each one's
+/// path (e.g. inside a [`crate::app::output::StagedDir`]).
+pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(), RigidRunError> {
+    let path = file("trajectory.csv");
+    let mut w = BufWriter::new(io(&path, fs::File::create(&path))?);
+    io(&path, writeln!(w, "{TRAJECTORY_HEADER}"))?;
+    for r in &run.rows {
+        let q = UnitQuaternion::from_matrix(&r.state.pose.r);
+        let (p, tw) = (r.state.pose.p, r.state.twist);
+        io(
+            &path,
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                r.t,
+                p.x,
+                p.y,
+                p.z,
+                q.w,
+                q.i,
+                q.j,
+                q.k,
+                tw[0],
+                tw[1],
+                tw[2],
+                tw[3],
+                tw[4],
+                tw[5],
+                r.kinetic,
+                r.potential,
+                r.kinetic + r.potential,
+                r.angular_momentum,
+                r.distance
+            ),
+        )?;
+    }
+    io(&path, w.flush())?;
+    let path = file("events.csv");
+    let mut w = BufWriter::new(io(&path, fs::File::create(&path))?);
+    io(&path, writeln!(w, "{EVENTS_HEADER}"))?;
+    for e in &run.events {
+        io(
+            &path,
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                e.t,
+                e.point[0],
+                e.point[1],
+                e.point[2],
+                e.normal_speed_before,
+                e.normal_speed_after,
+                e.tangential_speed_before,
+                e.tangential_speed_after,
+                e.mode,
+                e.impulse[0],
+                e.impulse[1],
+                e.impulse[2],
+                e.kinetic_energy_change,
+                e.fallback
+            ),
+        )?;
+    }
+    io(&path, w.flush())?;
+    let path = file("summary.json");
+    let text = serde_json::to_string_pretty(&run.summary).map_err(|e| RigidRunError::Output {
+        path: path.clone(),
+        source: std::io::Error::other(e),
+    })?;
+    io(&path, fs::write(&path, text + "\n"))
+}
