@@ -534,7 +534,9 @@ impl Simulation {
         stats: &mut StepStats,
     ) -> Result<(), SolveError> {
         let h = self.scene.h;
+        let h2 = h * h;
         self.assemble();
+        let m = &self.mesh;
         let ws = &mut self.ws;
         for (i, g) in ws.grad.iter().enumerate() {
             ws.rhs[2 * i] = -g.x;
