@@ -33,7 +33,14 @@ fn friction() -> Friction {
 
 /// Tangential speeds to test at, m/s: every regime and both ends of the transition, in
 /// multiples of ε_v (a slight normal component is added, which friction must ignore).
-const SPEEDS_OVER_EPS: [f64; 10] = [0.01, 0.3, 0.999, 1.0, 1.001, 1.2, 1.5, 1.9, 2.0, 7.0];
+const SPEEDS_OVER_EPS: [f64; 12] = [
+    0.01, 0.3, 0.999, 1.0, 1.001, 1.2, 1.5, 1.9, 1.999, 2.0, 2.001, 7.0,
+];
+
+/// The ends of the transition: the Hessian is continuous there (the force's slope is zero on
+/// both sides) but not differentiable, so a central difference of the gradient straddling one
+/// carries an O(δ) error; the Hessian is compared just beside them, the gradient at them too.
+const KINKS_OVER_EPS: [f64; 2] = [1.0, KINETIC_FROM_EPS_V];
 
 fn velocity(rng: &mut ChaCha8Rng, fr: &Friction, y: f64) -> V2 {
     let n = fr.normal;
@@ -69,6 +76,9 @@ fn gradient_and_hessian_match_finite_differences() {
             (g - fd_g).amax() <= FD_REL_TOL * g_scale,
             "y = {r} ε_v: gradient {g:?} vs finite difference {fd_g:?}"
         );
+        if KINKS_OVER_EPS.contains(&r) {
+            continue;
+        }
         let hess = fr.node_hessian_blended_unprojected(&v, KINETIC, STATIC);
         // The Hessian's scale: μ_sλ f₁/y / h, its largest term below 2 ε_v.
         let h_scale = hess.amax().max(STATIC / (EPS_V * H));

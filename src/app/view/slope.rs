@@ -175,7 +175,7 @@ impl SlopeCase {
     pub fn node_states(&self) -> Vec<NodeState> {
         let sim = &self.runner.sim;
         let t = self.runner.tangent();
-        sim.mu_lambda
+        sim.mu_lambda_static
             .iter()
             .zip(&sim.v)
             .map(|(&ml, v)| {
@@ -191,22 +191,20 @@ impl SlopeCase {
     }
 
     /// The barrier force and the friction force on every node at the current positions, N
-    /// (friction with the lagged μλ of the last step; zero for nodes outside the friction set).
+    /// (friction with the lagged μλ of the last step, static/kinetic blend included; zero for nodes
+    /// outside the friction set).
     pub fn node_forces(&self) -> Vec<(Vec2, Vec2)> {
         let sim = &self.runner.sim;
         let bar = sim.barrier();
-        let fr = sim.friction();
-        let h = sim.scene.h;
-        let x_n = sim.previous_positions();
         sim.x
             .iter()
             .enumerate()
             .map(|(i, x)| {
                 let f_barrier =
                     bar.normal * (-bar.node_dbdd(bar.distance(x), sim.mesh.contact_area[i]));
-                let ml = sim.mu_lambda[i];
+                let ml = sim.mu_lambda_static[i];
                 let f_friction = if ml > 0.0 && sim.step > 0 {
-                    -fr.node_gradient(&((x - x_n[i]) / h), ml)
+                    sim.friction_force(i)
                 } else {
                     Vec2::zeros()
                 };
