@@ -48,7 +48,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let clock = Instant::now();
             let runner = run(scene, &RunOptions::default(), None, |_, _| {})?;
             let wall = clock.elapsed().as_secs_f64();
-            let mut its: Vec<usize> = runner.rows.iter().skip(1).map(|r| r.newton_iterations).collect();
+            let mut its: Vec<usize> = runner
+                .rows
+                .iter()
+                .skip(1)
+                .map(|r| r.newton_iterations)
+                .collect();
             its.sort_unstable();
             let t = runner.totals;
             let row = Row {
@@ -82,7 +87,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     std::fs::create_dir_all(&dir)?;
     let mut csv = std::fs::File::create(dir.join("refinement.csv"))?;
-    writeln!(csv, "# stickslip examples/refinement.rs, settings: {}", settings.join(" "))?;
+    writeln!(
+        csv,
+        "# stickslip examples/refinement.rs, settings: {}",
+        settings.join(" ")
+    )?;
     writeln!(
         csv,
         "mu,n_seg,downhill_distance_8s_m,stop_time_s,newton_iterations,mean_per_step,p95_per_step,max_per_step,line_search_halvings,wall_s"
@@ -106,7 +115,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (w, h) = (1200u32, 700u32);
     let rgb = draw(&rows, w, h).map_err(|e| format!("drawing: {e}"))?;
     write_png(&dir.join("refinement.png"), &rgb, w, h)?;
-    println!("wrote {0}/refinement.csv and {0}/refinement.png", dir.display());
+    println!(
+        "wrote {0}/refinement.csv and {0}/refinement.png",
+        dir.display()
+    );
     Ok(())
 }
 
@@ -119,7 +131,9 @@ fn draw(rows: &[Row], width: u32, height: u32) -> Result<Vec<u8>, String> {
         let (left, right) = root.split_horizontally(width / 2);
         type Pick = fn(&Row) -> Option<f64>;
         let panels: [(&DrawingArea<_, _>, &str, Pick); 2] = [
-            (&left, "downhill distance by t = 8 s (m)", |r| Some(r.downhill)),
+            (&left, "downhill distance by t = 8 s (m)", |r| {
+                Some(r.downhill)
+            }),
             (&right, "stop time (s)", |r| r.stop),
         ];
         let colours = [RGBColor(31, 119, 180), RGBColor(214, 39, 40)];

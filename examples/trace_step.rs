@@ -10,9 +10,14 @@ use stickslip::solver::Simulation;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let case = PathBuf::from(args.next().ok_or("usage: trace_step CASE MIN_ITERS [KEY=VALUE…]")?);
+    let case = PathBuf::from(
+        args.next()
+            .ok_or("usage: trace_step CASE MIN_ITERS [KEY=VALUE…]")?,
+    );
     let min_iters: usize = args.next().ok_or("MIN_ITERS")?.parse()?;
-    let overrides = args.map(|a| Override::parse(&a)).collect::<Result<Vec<_>, _>>()?;
+    let overrides = args
+        .map(|a| Override::parse(&a))
+        .collect::<Result<Vec<_>, _>>()?;
     let scene = Scene::load_with_overrides(&case, &overrides)?;
     let steps = scene.steps_for(scene.duration);
     let mut sim = Simulation::new(scene)?;
@@ -26,8 +31,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
             for (i, t) in sim.iteration_trace.iter().enumerate() {
                 println!(
-                    "  {i:3} res {:.3e} alpha0 {:.3e} alpha {:.3e} E {:.9e} dmin {:.3e}",
-                    t.residual, t.filter_alpha, t.alpha, t.energy, t.min_distance
+                    "  {i:3} res {:.3e} alpha0 {:.3e} alpha {:.3e} E {:.9e} dmin {:.3e} worst node {} (d = {:.3e} m, mu*lambda = {:.3e} N)",
+                    t.residual,
+                    t.filter_alpha,
+                    t.alpha,
+                    t.energy,
+                    t.min_distance,
+                    t.worst_node,
+                    sim.barrier().distance(&sim.x[t.worst_node]),
+                    sim.mu_lambda[t.worst_node]
                 );
             }
         }

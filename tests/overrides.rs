@@ -8,11 +8,16 @@ use std::process::Command;
 use stickslip::scene::{CaseError, Override, Scene};
 
 fn case(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("cases").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cases")
+        .join(name)
 }
 
 fn set(settings: &[&str]) -> Vec<Override> {
-    settings.iter().map(|s| Override::parse(s).unwrap()).collect()
+    settings
+        .iter()
+        .map(|s| Override::parse(s).unwrap())
+        .collect()
 }
 
 /// The shipped cases do not state the contact area; it follows side/n_seg, which is 0.25 m
@@ -38,7 +43,11 @@ fn the_contact_area_follows_the_mesh_unless_stated() {
 fn overrides_apply_in_order_and_are_recorded() {
     let s = Scene::load_with_overrides(
         &case("slope_mu0.20.toml"),
-        &set(&["friction.mu=0.05", "friction.mu = 0.07", "slope.normal=[0.2, 1]"]),
+        &set(&[
+            "friction.mu=0.05",
+            "friction.mu = 0.07",
+            "slope.normal=[0.2, 1]",
+        ]),
     )
     .unwrap();
     assert_eq!(s.mu, 0.07);
@@ -46,7 +55,11 @@ fn overrides_apply_in_order_and_are_recorded() {
     assert_eq!(s.normal, n);
     assert_eq!(
         s.overrides,
-        ["friction.mu=0.05", "friction.mu=0.07", "slope.normal=[0.2, 1]"]
+        [
+            "friction.mu=0.05",
+            "friction.mu=0.07",
+            "slope.normal=[0.2, 1]"
+        ]
     );
 }
 
@@ -71,7 +84,10 @@ fn bad_overrides_are_rejected_naming_the_key_and_the_flag() {
         );
         let msg = e.to_string();
         assert!(msg.contains(&format!("key `{key}`")), "{setting}: {msg}");
-        assert!(msg.contains(&format!("--set {setting}")), "{setting}: {msg}");
+        assert!(
+            msg.contains(&format!("--set {setting}")),
+            "{setting}: {msg}"
+        );
         assert_eq!(msg.lines().count(), 1, "{msg}");
     }
 }
@@ -87,7 +103,11 @@ fn the_cli_records_overrides_and_refuses_bad_ones_with_exit_2() {
         .args(["--set", "square.n_seg=8", "--set", "friction.mu=0.05"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
             .unwrap();
@@ -108,6 +128,9 @@ fn the_cli_records_overrides_and_refuses_bad_ones_with_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("square.colour") && err.contains("--set"), "{err}");
+    assert!(
+        err.contains("square.colour") && err.contains("--set"),
+        "{err}"
+    );
     assert!(!bad_dir.exists(), "nothing written for a refused case");
 }

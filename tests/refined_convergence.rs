@@ -17,12 +17,17 @@ use stickslip::scene::{Override, Scene};
 const MAX_ITERATIONS_PER_STEP: usize = 50;
 
 fn refined(n_seg: usize, mu_file: &str) -> Scene {
-    let overrides: Vec<Override> = [format!("square.n_seg={n_seg}"), "newton.projection=none".into()]
-        .iter()
-        .map(|s| Override::parse(s).unwrap())
-        .collect();
+    let overrides: Vec<Override> = [
+        format!("square.n_seg={n_seg}"),
+        "newton.projection=none".into(),
+    ]
+    .iter()
+    .map(|s| Override::parse(s).unwrap())
+    .collect();
     Scene::load_with_overrides(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("cases").join(mu_file),
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cases")
+            .join(mu_file),
         &overrides,
     )
     .unwrap()

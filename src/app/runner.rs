@@ -315,8 +315,12 @@ impl Runner {
 
     /// The 95th percentile (nearest rank) of the Newton iterations of the steps taken so far.
     pub fn p95_iterations_per_step(&self) -> usize {
-        let mut iterations: Vec<usize> =
-            self.rows.iter().skip(1).map(|r| r.newton_iterations).collect();
+        let mut iterations: Vec<usize> = self
+            .rows
+            .iter()
+            .skip(1)
+            .map(|r| r.newton_iterations)
+            .collect();
         iterations.sort_unstable();
         nearest_rank(&iterations, 0.95)
     }

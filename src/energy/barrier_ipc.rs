@@ -65,7 +65,9 @@ mod tests {
     const FD_REL_TOL: f64 = 1e-6;
 
     fn distances() -> impl Iterator<Item = f64> {
-        [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99].into_iter().map(|s| s * DHAT)
+        [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99]
+            .into_iter()
+            .map(|s| s * DHAT)
     }
 
     #[test]

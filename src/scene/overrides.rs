@@ -159,14 +159,15 @@ impl Scene {
             message: one_line_toml(&e, text),
         })?;
         for o in overrides {
-            o.apply(&mut doc).map_err(|message| CaseError::FromOverride {
-                setting: o.setting.clone(),
-                source: Box::new(CaseError::Parse {
-                    file: file.clone(),
-                    key: o.key(),
-                    message,
-                }),
-            })?;
+            o.apply(&mut doc)
+                .map_err(|message| CaseError::FromOverride {
+                    setting: o.setting.clone(),
+                    source: Box::new(CaseError::Parse {
+                        file: file.clone(),
+                        key: o.key(),
+                        message,
+                    }),
+                })?;
         }
         let attribute = |e: CaseError| match overrides.iter().rev().find(|o| o.concerns(e.key())) {
             Some(o) => CaseError::FromOverride {
@@ -175,8 +176,8 @@ impl Scene {
             },
             None => e,
         };
-        let case: CaseFile = serde_path_to_error::deserialize(toml::Value::Table(doc))
-            .map_err(|e| {
+        let case: CaseFile =
+            serde_path_to_error::deserialize(toml::Value::Table(doc)).map_err(|e| {
                 let key = e.path().to_string();
                 let message = e.inner().message().replace('\n', " ").trim().to_string();
                 attribute(CaseError::Parse {

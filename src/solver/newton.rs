@@ -168,6 +168,8 @@ pub struct IterationTrace {
     pub energy: f64,
     /// Smallest node-to-slope distance after it, m.
     pub min_distance: f64,
+    /// The node with the largest |p| component (the one that set the residual).
+    pub worst_node: usize,
 }
 
 impl Simulation {
@@ -322,7 +324,11 @@ impl Simulation {
                     .iter()
                     .map(|x| self.barrier.distance(x))
                     .fold(f64::INFINITY, f64::min);
+                let worst_node = (0..self.ws.p.len())
+                    .max_by(|&a, &b| self.ws.p[a].amax().total_cmp(&self.ws.p[b].amax()))
+                    .unwrap_or(0);
                 self.iteration_trace.push(IterationTrace {
+                    worst_node,
                     residual,
                     filter_alpha: ls.alpha * 2f64.powi(ls.halvings as i32),
                     alpha: ls.alpha,
