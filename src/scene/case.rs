@@ -451,7 +451,11 @@ impl Scene {
             max_halvings: case.newton.max_halvings,
         };
         if let Err(e) = scene.check_duration(scene.duration) {
-            return Err(v.invalid("time.h", &e.rule, format!("time.duration = {} s, {}", scene.duration, e.value)));
+            return Err(v.invalid(
+                "time.h",
+                &e.rule,
+                format!("time.duration = {} s, {}", scene.duration, e.value),
+            ));
         }
         if let Err(e) = scene.check_tol(scene.tol) {
             return Err(v.invalid("newton.tol", &e.rule, e.value));
@@ -607,8 +611,13 @@ fn duplicate_key(e: &toml::de::Error, text: &str) -> Option<String> {
     }
     let table = text[..line_start].lines().rev().find_map(|l| {
         let l = l.trim();
-        l.starts_with('[')
-            .then(|| l.trim_start_matches('[').split(']').next().unwrap_or("").trim())
+        l.starts_with('[').then(|| {
+            l.trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+        })
     });
     Some(match table {
         Some(t) if !t.is_empty() => format!("{t}.{name}"),
