@@ -469,7 +469,7 @@ impl Scene {
             .map(|x| scene.normal.dot(&(x - scene.point)))
             .fold(f64::INFINITY, f64::min);
         let clearance = MIN_START_CLEARANCE_OF_DHAT * scene.dhat;
-        if !(lowest >= clearance) {
+        if lowest.is_nan() || lowest < clearance {
             return Err(v.invalid(
                 "square.centre",
                 &format!(
@@ -497,7 +497,7 @@ impl Scene {
                 value: format!("duration {duration} s, h {} s", self.h),
             });
         }
-        if !(e.steps <= MAX_STEPS) {
+        if e.steps.is_nan() || e.steps > MAX_STEPS {
             return Err(Violation {
                 rule: format!(
                     "duration / h must be at most {MAX_STEPS:e} steps (minutes of work for the book's square; more is a typing error)"
@@ -505,7 +505,7 @@ impl Scene {
                 value: format!("{duration} s / {} s = {:e} steps", self.h, e.steps),
             });
         }
-        if !(e.bytes <= MAX_ESTIMATED_BYTES) {
+        if e.bytes.is_nan() || e.bytes > MAX_ESTIMATED_BYTES {
             return Err(Violation {
                 rule: format!(
                     "the run's estimated memory (trajectory, nodes, Cholesky factor) must be at most {} GiB",
