@@ -185,9 +185,14 @@ fn run_writes_trajectory_summary_and_obj() {
 #[test]
 fn a_failed_run_leaves_the_previous_output_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("out");
-    std::fs::create_dir(&out_dir).unwrap();
-    std::fs::write(out_dir.join("trajectory.csv"), "precious").unwrap();
+    // A previous output (the only kind of existing directory a run may replace).
+    let (first, out_dir) = run_with(&reference_case(), dir.path());
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let previous = std::fs::read(out_dir.join("trajectory.csv")).unwrap();
     // One Newton iteration a step cannot reach tol = 1e-9 once the square lands: a solver
     // error with diagnostics, exit code 1.
     let text = with_value("max_iterations", "1");
@@ -213,8 +218,8 @@ fn a_failed_run_leaves_the_previous_output_alone() {
         "{stderr}"
     );
     assert_eq!(
-        std::fs::read_to_string(out_dir.join("trajectory.csv")).unwrap(),
-        "precious"
+        std::fs::read(out_dir.join("trajectory.csv")).unwrap(),
+        previous
     );
     let left = std::fs::read_dir(dir.path()).unwrap().count();
     assert_eq!(
@@ -304,7 +309,11 @@ fn precious_bytes() -> Vec<u8> {
 fn assert_exit_2_one_line(out: &Output, needles: &[&str], what: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{what}: exit code; {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{what}: one line: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{what}: one line: {stderr}"
+    );
     for n in needles {
         assert!(stderr.contains(n), "{what}: says `{n}`: {stderr}");
     }
@@ -319,10 +328,21 @@ fn out_dir_with_a_users_file_is_refused_and_the_file_kept() {
     std::fs::create_dir(&out_dir).unwrap();
     std::fs::write(out_dir.join("notes.txt"), precious_bytes()).unwrap();
     let (out, _) = run_with(&reference_case(), dir.path());
-    assert_exit_2_one_line(&out, &["notes.txt", "did not write", "nothing was written"], "foreign dir");
-    assert_eq!(std::fs::read(out_dir.join("notes.txt")).unwrap(), precious_bytes());
+    assert_exit_2_one_line(
+        &out,
+        &["notes.txt", "did not write", "nothing was written"],
+        "foreign dir",
+    );
+    assert_eq!(
+        std::fs::read(out_dir.join("notes.txt")).unwrap(),
+        precious_bytes()
+    );
     assert_eq!(listing(&out_dir), vec!["notes.txt"]);
-    assert_eq!(listing(dir.path()), vec!["case.toml", "out"], "no staging left");
+    assert_eq!(
+        listing(dir.path()),
+        vec!["case.toml", "out"],
+        "no staging left"
+    );
 }
 
 /// Finding 1: `--out "$PWD"` used to empty the working directory; `--out .` likewise. Both are
@@ -340,14 +360,26 @@ fn out_at_the_working_directory_is_refused() {
         for target in [dir.path().to_str().unwrap(), ".", ".."] {
             let out = bin()
                 .current_dir(dir.path())
-                .args(["run", "case.toml", "--gpu", "off", "--duration", "0.1", "--out", target])
+                .args([
+                    "run",
+                    "case.toml",
+                    "--gpu",
+                    "off",
+                    "--duration",
+                    "0.1",
+                    "--out",
+                    target,
+                ])
                 .output()
                 .unwrap();
             assert_exit_2_one_line(&out, &["output directory"], target);
             assert_eq!(listing(dir.path()), before, "--out {target}: nothing moved");
         }
         if with_file {
-            assert_eq!(std::fs::read(dir.path().join("thesis.tex")).unwrap(), precious_bytes());
+            assert_eq!(
+                std::fs::read(dir.path().join("thesis.tex")).unwrap(),
+                precious_bytes()
+            );
         }
     }
 }
@@ -373,7 +405,11 @@ fn a_previous_output_is_replaced_and_an_empty_directory_used() {
     let out_dir = dir.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
     let (first, _) = run_with(&reference_case(), dir.path());
-    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     assert_eq!(
         listing(&out_dir),
         vec![".stickslip-output", "summary.json", "trajectory.csv"]
@@ -384,15 +420,30 @@ fn a_previous_output_is_replaced_and_an_empty_directory_used() {
     assert_eq!(marker["written_by"], "stickslip");
     // Run again, 0.3 s instead of 0.5 s: replaced, not merged.
     let (second, _) = run_with_args(&reference_case(), dir.path(), &["--duration", "0.3"]);
-    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
     let rows = stickslip::app::output::read_trajectory(&out_dir.join("trajectory.csv")).unwrap();
     assert_eq!(rows.len(), 31);
-    assert_eq!(listing(dir.path()), vec!["case.toml", "out"], "no .old or staging left");
+    assert_eq!(
+        listing(dir.path()),
+        vec!["case.toml", "out"],
+        "no .old or staging left"
+    );
     // The user adds a file: the directory is no longer only stickslip's.
     std::fs::write(out_dir.join("notes.txt"), precious_bytes()).unwrap();
     let (third, _) = run_with(&reference_case(), dir.path());
-    assert_exit_2_one_line(&third, &["notes.txt", "previous stickslip output"], "added file");
-    assert_eq!(std::fs::read(out_dir.join("notes.txt")).unwrap(), precious_bytes());
+    assert_exit_2_one_line(
+        &third,
+        &["notes.txt", "previous stickslip output"],
+        "added file",
+    );
+    assert_eq!(
+        std::fs::read(out_dir.join("notes.txt")).unwrap(),
+        precious_bytes()
+    );
     assert_eq!(
         stickslip::app::output::read_trajectory(&out_dir.join("trajectory.csv"))
             .unwrap()
@@ -410,13 +461,29 @@ fn a_failed_run_removes_the_parents_it_created() {
     let case = dir.path().join("case.toml");
     std::fs::write(&case, with_value("max_iterations", "1")).unwrap();
     let out = bin()
-        .args(["run", case.to_str().unwrap(), "--gpu", "off", "--tol", "1e-9", "--out"])
+        .args([
+            "run",
+            case.to_str().unwrap(),
+            "--gpu",
+            "off",
+            "--tol",
+            "1e-9",
+            "--out",
+        ])
         .arg(dir.path().join("a/b/c/out"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(listing(dir.path()), vec!["a", "case.toml"]);
-    assert!(listing(&dir.path().join("a")).is_empty(), "b/c removed, a kept");
+    assert!(
+        listing(&dir.path().join("a")).is_empty(),
+        "b/c removed, a kept"
+    );
 }
 
 /// The process id of a process that has ended (a `true` that was waited for).
@@ -443,9 +510,16 @@ fn stale_staging_of_a_dead_process_is_cleaned_by_the_next_run() {
     std::fs::create_dir(&odd).unwrap();
     std::fs::write(odd.join("notes.txt"), precious_bytes()).unwrap();
     let (out, _) = run_with(&reference_case(), dir.path());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!stale.exists(), "stale staging removed");
-    assert_eq!(std::fs::read(odd.join("notes.txt")).unwrap(), precious_bytes());
+    assert_eq!(
+        std::fs::read(odd.join("notes.txt")).unwrap(),
+        precious_bytes()
+    );
 }
 
 /// Finding 6: SIGINT, SIGTERM and SIGHUP remove the staging directory (and the parents the run
@@ -453,14 +527,27 @@ fn stale_staging_of_a_dead_process_is_cleaned_by_the_next_run() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_run_leaves_nothing_behind() {
-    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143), (libc::SIGHUP, 129)] {
+    for (signal, code) in [
+        (libc::SIGINT, 130),
+        (libc::SIGTERM, 143),
+        (libc::SIGHUP, 129),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let case = dir.path().join("case.toml");
         std::fs::write(&case, reference_case()).unwrap();
         let parent = dir.path().join("new/deeper");
         // 10⁶ steps with an OBJ a step: minutes of work, interrupted long before.
         let mut child = bin()
-            .args(["run", case.to_str().unwrap(), "--gpu", "off", "--obj", "--duration", "10000", "--out"])
+            .args([
+                "run",
+                case.to_str().unwrap(),
+                "--gpu",
+                "off",
+                "--obj",
+                "--duration",
+                "10000",
+                "--out",
+            ])
             .arg(parent.join("out"))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -470,8 +557,14 @@ fn an_interrupted_run_leaves_nothing_behind() {
         let start = std::time::Instant::now();
         // Wait until frames are being written into the staging directory.
         while !staging.join("frame_00005.obj").exists() {
-            assert!(start.elapsed().as_secs() < 60, "signal {signal}: staging never appeared");
-            assert!(child.try_wait().unwrap().is_none(), "signal {signal}: ended early");
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "signal {signal}: staging never appeared"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "signal {signal}: ended early"
+            );
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         let pid = libc::pid_t::try_from(child.id()).unwrap();
@@ -481,7 +574,11 @@ fn an_interrupted_run_leaves_nothing_behind() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "signal {signal}: {stderr}");
         assert!(stderr.contains("interrupted"), "{stderr}");
-        assert_eq!(listing(dir.path()), vec!["case.toml"], "signal {signal}: nothing left");
+        assert_eq!(
+            listing(dir.path()),
+            vec!["case.toml"],
+            "signal {signal}: nothing left"
+        );
     }
 }
 
@@ -494,7 +591,15 @@ fn a_closed_stdout_ends_quietly() {
     std::fs::write(&case, reference_case()).unwrap();
     let out_dir = dir.path().join("out");
     let mut child = bin()
-        .args(["run", case.to_str().unwrap(), "--gpu", "off", "--duration", "0.5", "--out"])
+        .args([
+            "run",
+            case.to_str().unwrap(),
+            "--gpu",
+            "off",
+            "--duration",
+            "0.5",
+            "--out",
+        ])
         .arg(&out_dir)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -551,21 +656,47 @@ fn vectors_must_have_exactly_two_numbers() {
         "slope.normal",
         "junk third component",
     );
-    assert_refused(&with_value("centre", "[0.0]"), "square.centre", "one component");
+    assert_refused(
+        &with_value("centre", "[0.0]"),
+        "square.centre",
+        "one component",
+    );
     assert_refused(&with_value("velocity", "[]"), "square.velocity", "empty");
 }
 
 /// Finding 5: sizes that abort on allocation or never end are refused before anything runs.
 #[test]
 fn absurd_sizes_are_refused_before_allocating() {
-    assert_refused(&with_value("n_seg", "10000"), "square.n_seg", "n_seg = 10000");
+    assert_refused(
+        &with_value("n_seg", "10000"),
+        "square.n_seg",
+        "n_seg = 10000",
+    );
     assert_refused(&with_value("h", "1e-12"), "time.h", "h = 1e-12");
     assert_refused(&with_value("h", "1e-300"), "time.h", "h = 1e-300");
     assert_refused(&with_value("h", "100.0"), "time.h", "no step at all");
-    assert_refused_with(&reference_case(), &["--duration", "1e12"], "--duration", "1e12 s");
-    assert_refused_with(&reference_case(), &["--duration", "1e300"], "--duration", "1e300 s");
-    assert_refused(&with_value("max_halvings", "0"), "newton.max_halvings", "no halving");
-    assert_refused(&with_value("max_halvings", "5000"), "newton.max_halvings", "5000 halvings");
+    assert_refused_with(
+        &reference_case(),
+        &["--duration", "1e12"],
+        "--duration",
+        "1e12 s",
+    );
+    assert_refused_with(
+        &reference_case(),
+        &["--duration", "1e300"],
+        "--duration",
+        "1e300 s",
+    );
+    assert_refused(
+        &with_value("max_halvings", "0"),
+        "newton.max_halvings",
+        "no halving",
+    );
+    assert_refused(
+        &with_value("max_halvings", "5000"),
+        "newton.max_halvings",
+        "5000 halvings",
+    );
     assert_refused(
         &with_value("max_iterations", "1000000000"),
         "newton.max_iterations",
@@ -578,7 +709,11 @@ fn absurd_sizes_are_refused_before_allocating() {
 /// the air. Both are refused, naming the key or option and saying why.
 #[test]
 fn a_tolerance_that_would_freeze_the_fall_is_refused() {
-    assert_refused(&with_value("h", "0.001"), "newton.tol", "h = 0.001, tol = 0.01");
+    assert_refused(
+        &with_value("h", "0.001"),
+        "newton.tol",
+        "h = 0.001, tol = 0.01",
+    );
     assert_refused_with(&reference_case(), &["--tol", "0.1"], "--tol", "--tol 0.1");
     let dir = tempfile::tempdir().unwrap();
     let (out, _) = run_with_args(&reference_case(), dir.path(), &["--tol", "0.1"]);
@@ -592,18 +727,29 @@ fn a_start_touching_the_slope_is_refused() {
     // The lowest corner c + (-0.5, -0.5) is on the slope (n ∝ (0.1, 1), o = (0, -1)) when
     // 0.1 cx + cy + 0.45 = 0: at c = (0, -0.45) its signed distance is 4e-17 m in floating
     // point; at cy = -0.449995 it is 5e-6 m, under the margin 1e-3 d̂ = 1e-5 m.
-    assert_refused(&with_value("centre", "[0.0, -0.45]"), "square.centre", "touching start");
-    assert_refused(&with_value("centre", "[0.0, -0.449995]"), "square.centre", "inside the margin");
+    assert_refused(
+        &with_value("centre", "[0.0, -0.45]"),
+        "square.centre",
+        "touching start",
+    );
+    assert_refused(
+        &with_value("centre", "[0.0, -0.449995]"),
+        "square.centre",
+        "inside the margin",
+    );
     let dir = tempfile::tempdir().unwrap();
     let (out, _) = run_with(&with_value("centre", "[0.0, -0.45]"), dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("barrier.dhat") && stderr.contains("above the slope"), "{stderr}");
+    assert!(
+        stderr.contains("barrier.dhat") && stderr.contains("above the slope"),
+        "{stderr}"
+    );
 }
 
 /// Finding 9: a duplicate key is reported with its real key, not `(document)`.
 #[test]
 fn a_duplicate_key_is_reported_with_its_key() {
-    let text = reference_case().replace("mu = 0.11", "mu = 0.11\nmu = 0.2");
+    let text = reference_case().replace("\nmu = 0.11", "\nmu = 0.11\nmu = 0.2");
     assert_refused(&text, "friction.mu", "duplicate mu");
     let dir = tempfile::tempdir().unwrap();
     let (out, _) = run_with(&text, dir.path());
@@ -638,7 +784,14 @@ fn a_bogus_backend_list_is_bad_input() {
     for mode in ["off", "auto"] {
         let out = bin()
             .env("STICKSLIP_GPU_BACKENDS", "bogus")
-            .args(["check", case.to_str().unwrap(), "--gpu", mode, "--duration", "0.1"])
+            .args([
+                "check",
+                case.to_str().unwrap(),
+                "--gpu",
+                mode,
+                "--duration",
+                "0.1",
+            ])
             .output()
             .unwrap();
         assert_exit_2_one_line(&out, &["STICKSLIP_GPU_BACKENDS"], mode);

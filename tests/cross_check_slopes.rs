@@ -42,10 +42,9 @@ fn optimiser_agrees_with_the_impulse_law_on_every_slope_case() {
                 .join(file),
         )
         .unwrap();
-        let backend = select_impulse_backend(mode, wgpu::Backends::PRIMARY)
-            .unwrap_or_else(|e| {
-                panic!("no GPU adapter ({e}); set STICKSLIP_ALLOW_SKIP=1 to use the CPU law knowingly")
-            });
+        let backend = select_impulse_backend(mode, wgpu::Backends::PRIMARY).unwrap_or_else(|e| {
+            panic!("no GPU adapter ({e}); set STICKSLIP_ALLOW_SKIP=1 to use the CPU law knowingly")
+        });
         if require_gpu {
             assert!(
                 backend.adapter().is_some(),

@@ -163,7 +163,11 @@ fn barrier_inside_dhat() {
             barrier::gradient(&[x], &[area], &bar, 1.0, &mut g);
             let mut h = [Matrix2::zeros()];
             barrier::hessian(&[x], &[area], &bar, 1.0, &mut h);
-            assert_eq!(barrier::value(&[x], &[area], &bar), 0.0, "no energy outside d̂");
+            assert_eq!(
+                barrier::value(&[x], &[area], &bar),
+                0.0,
+                "no energy outside d̂"
+            );
             assert_eq!(g[0], V2::zeros(), "no force outside d̂");
             assert_eq!(h[0], Matrix2::zeros(), "no stiffness outside d̂");
             assert_eq!(bar.normal_force(&x, area), 0.0, "λ = 0 outside d̂");

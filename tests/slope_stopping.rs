@@ -51,10 +51,21 @@ impl StepContext {
             kappa: sc.kappa,
         };
         let mut mu_lambda = vec![0.0; sim.x.len()];
-        barrier::mu_lambda(&sim.x, &sim.mesh.contact_area, &barrier, sc.mu, &mut mu_lambda);
+        barrier::mu_lambda(
+            &sim.x,
+            &sim.mesh.contact_area,
+            &barrier,
+            sc.mu,
+            &mut mu_lambda,
+        );
         StepContext {
             x_n: sim.x.clone(),
-            x_tilde: sim.x.iter().zip(&sim.v).map(|(x, v)| x + v * sc.h).collect(),
+            x_tilde: sim
+                .x
+                .iter()
+                .zip(&sim.v)
+                .map(|(x, v)| x + v * sc.h)
+                .collect(),
             mu_lambda,
             barrier,
             friction: Friction {
@@ -93,7 +104,15 @@ impl StepContext {
         let mut grad = vec![Vec2::zeros(); n];
         let mut edge_grad = vec![Vec2::zeros(); m.edges.len()];
         inertia::gradient(x, &self.x_tilde, &m.mass, 1.0, &mut grad);
-        spring::gradient(x, &m.edges, &m.rest_l2, sc.stiffness, h2, &mut edge_grad, &mut grad);
+        spring::gradient(
+            x,
+            &m.edges,
+            &m.rest_l2,
+            sc.stiffness,
+            h2,
+            &mut edge_grad,
+            &mut grad,
+        );
         gravity::gradient(&m.mass, &sc.gravity, h2, &mut grad);
         barrier::gradient(x, &m.contact_area, &self.barrier, h2, &mut grad);
         friction::gradient(x, &self.x_n, &self.mu_lambda, &self.friction, h2, &mut grad);
@@ -168,7 +187,10 @@ fn run_case(file: &str, tol: f64) -> Runner {
             .iter()
             .map(|x| (x - context.barrier.point).dot(&context.barrier.normal))
             .fold(f64::INFINITY, f64::min);
-        assert!(min_d > 0.0, "{file} tol {tol} step {step}: a node at d = {min_d} m");
+        assert!(
+            min_d > 0.0,
+            "{file} tol {tol} step {step}: a node at d = {min_d} m"
+        );
         let written = r.rows.last().unwrap().min_distance;
         assert!(
             (written - min_d).abs() <= 1e-15,

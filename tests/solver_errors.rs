@@ -84,3 +84,39 @@ fn newton_past_its_iteration_bound_is_an_error_with_diagnostics() {
         other => panic!("expected non-convergence, got {other}"),
     }
 }
+
+/// A linear-solve failure says when (step and time), at which iteration, and how far from
+/// converged (‖∇E‖∞ and the last residual, "none yet" at the first iteration) (issue 7,
+/// finding 9: it used to name only the step and the iteration).
+#[test]
+fn a_linear_solve_failure_names_the_time_and_the_residual() {
+    use stickslip::solver::assembly::LinearSolveError;
+    let err = SolveError::Linear {
+        step: 41,
+        time: 0.41,
+        iteration: 3,
+        gradient: 2.5e3,
+        residual: Some(0.125),
+        source: LinearSolveError::NotPositiveDefinite { index: 7 },
+    };
+    let text = err.to_string();
+    for needle in [
+        "step 41",
+        "t = 0.4100 s",
+        "iteration 3",
+        "not positive definite",
+        "‖∇E‖∞ = 2.500e3",
+        "‖p‖∞/h = 1.250e-1 m/s",
+    ] {
+        assert!(text.contains(needle), "`{needle}` in: {text}");
+    }
+    let first = SolveError::Linear {
+        step: 0,
+        time: 0.0,
+        iteration: 0,
+        gradient: 1.0,
+        residual: None,
+        source: LinearSolveError::NotPositiveDefinite { index: 0 },
+    };
+    assert!(first.to_string().contains("none yet"), "{first}");
+}

@@ -448,7 +448,6 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
         "\nverdict: {}\nrun one case with output files: stickslip run cases/slope_mu0.11.toml --out out/mu0.11\n",
         summaries[0].verdict_rule
     ))
-
 }
 
 fn run_command(args: &RunArgs) -> Result<(), CliError> {

@@ -128,7 +128,10 @@ fn entries(dir: &Path) -> Result<Vec<(String, bool)>, OutputError> {
 /// Whether the working directory is `dir` or inside it (replacing it would pull the directory
 /// out from under the user's shell).
 fn contains_working_dir(dir: &Path) -> bool {
-    match (fs::canonicalize(dir), std::env::current_dir().and_then(fs::canonicalize)) {
+    match (
+        fs::canonicalize(dir),
+        std::env::current_dir().and_then(fs::canonicalize),
+    ) {
         (Ok(d), Ok(cwd)) => cwd.starts_with(d),
         // Cannot tell: assume it does, and refuse.
         _ => true,
@@ -148,15 +151,25 @@ fn classify(target: &Path) -> Result<Existing, StageError> {
     let meta = match fs::symlink_metadata(target) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Existing::Nothing),
-        Err(e) => return Err(OutputError { path: target.to_path_buf(), source: e }.into()),
+        Err(e) => {
+            return Err(OutputError {
+                path: target.to_path_buf(),
+                source: e,
+            }
+            .into());
+        }
     };
-    let new_path = "give a path that does not exist yet (stickslip creates it), or an empty directory";
+    let new_path =
+        "give a path that does not exist yet (stickslip creates it), or an empty directory";
     if meta.file_type().is_symlink() {
         return Err(refuse("is a symbolic link".into(), new_path));
     }
     if meta.is_file() {
         return Err(refuse(
-            format!("is an existing file ({} bytes), which stickslip never replaces", meta.len()),
+            format!(
+                "is an existing file ({} bytes), which stickslip never replaces",
+                meta.len()
+            ),
             new_path,
         ));
     }
@@ -212,7 +225,9 @@ struct Registration {
 static STAGING: Mutex<Vec<Registration>> = Mutex::new(Vec::new());
 
 fn staging_lock() -> MutexGuard<'static, Vec<Registration>> {
-    STAGING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    STAGING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn remove_registration(r: &Registration) {
@@ -286,8 +301,7 @@ fn remove_stale_staging(parent: &Path, name: &str) {
         let path = e.path();
         let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
         let ours = is_dir
-            && entries(&path)
-                .is_ok_and(|es| es.iter().all(|(n, f)| *f && is_our_file_name(n)));
+            && entries(&path).is_ok_and(|es| es.iter().all(|(n, f)| *f && is_our_file_name(n)));
         if ours {
             let _ = fs::remove_dir_all(&path);
         }
@@ -346,7 +360,11 @@ impl StagedDir {
                     for c in created_parents.iter().rev() {
                         let _ = fs::remove_dir(c);
                     }
-                    return Err(OutputError { path: p.clone(), source: e }.into());
+                    return Err(OutputError {
+                        path: p.clone(),
+                        source: e,
+                    }
+                    .into());
                 }
             }
         }
@@ -362,7 +380,11 @@ impl StagedDir {
             for c in registration.created_parents.iter().rev() {
                 let _ = fs::remove_dir(c);
             }
-            return Err(OutputError { path: staging, source: e }.into());
+            return Err(OutputError {
+                path: staging,
+                source: e,
+            }
+            .into());
         }
         guard.push(registration);
         Ok(StagedDir {
@@ -423,7 +445,11 @@ impl StagedDir {
                 io(&self.target, fs::rename(&self.target, &self.old))?;
                 if let Err(e) = fs::rename(&self.staging, &self.target) {
                     let _ = fs::rename(&self.old, &self.target);
-                    return Err(OutputError { path: self.target.clone(), source: e }.into());
+                    return Err(OutputError {
+                        path: self.target.clone(),
+                        source: e,
+                    }
+                    .into());
                 }
                 // The old directory carried our marker and only the files it lists.
                 io(&self.old, fs::remove_dir_all(&self.old))?;

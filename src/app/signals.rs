@@ -16,6 +16,10 @@
 
 /// Blocks SIGINT, SIGTERM and SIGHUP and starts the thread that takes them. Call it first in
 /// `main`, before any other thread is started (threads started later inherit the block).
+///
+/// A signal the process was started with ignored (SIGHUP under `nohup`, SIGINT for a
+/// background job of a non-interactive shell) stays ignored: Linux does not discard a blocked
+/// signal even when its action is "ignore", so taking it would override the user's choice.
 #[cfg(unix)]
 pub fn install() {
     // SAFETY: plain libc calls on a sigset_t we own; pthread_sigmask changes only this
@@ -24,7 +28,12 @@ pub fn install() {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            libc::sigaddset(&mut set, sig);
+            let mut current: libc::sigaction = std::mem::zeroed();
+            let ignored = libc::sigaction(sig, std::ptr::null(), &mut current) == 0
+                && current.sa_sigaction == libc::SIG_IGN;
+            if !ignored {
+                libc::sigaddset(&mut set, sig);
+            }
         }
         if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
             // Without the block the default actions apply: the process dies without cleanup,

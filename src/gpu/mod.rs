@@ -153,8 +153,9 @@ pub fn backends_from_env(default: wgpu::Backends) -> Result<wgpu::Backends, GpuE
 /// Sets an environment variable: call it while the process has a single thread (first thing
 /// in `main`).
 pub unsafe fn quiet_headless_vulkan_probe() {
-    let runtime_dir_usable = std::env::var_os("XDG_RUNTIME_DIR")
-        .is_some_and(|d| std::path::Path::new(&d).is_absolute() && std::path::Path::new(&d).is_dir());
+    let runtime_dir_usable = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| {
+        std::path::Path::new(&d).is_absolute() && std::path::Path::new(&d).is_dir()
+    });
     if !runtime_dir_usable && std::env::var_os("NODEVICE_SELECT").is_none() {
         // SAFETY: the caller guarantees no other thread reads or writes the environment.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };

@@ -568,7 +568,11 @@ impl Scene {
             overrides: Vec::new(),
         };
         if let Err(e) = scene.check_duration(scene.duration) {
-            return Err(v.invalid("time.h", &e.rule, format!("time.duration = {} s, {}", scene.duration, e.value)));
+            return Err(v.invalid(
+                "time.h",
+                &e.rule,
+                format!("time.duration = {} s, {}", scene.duration, e.value),
+            ));
         }
         if let Err(e) = scene.check_tol(scene.tol) {
             return Err(v.invalid("newton.tol", &e.rule, e.value));
@@ -582,7 +586,7 @@ impl Scene {
             .map(|x| scene.normal.dot(&(x - scene.point)))
             .fold(f64::INFINITY, f64::min);
         let clearance = MIN_START_CLEARANCE_OF_DHAT * scene.dhat;
-        if !(lowest >= clearance) {
+        if lowest.is_nan() || lowest < clearance {
             return Err(v.invalid(
                 "square.centre",
                 &format!(
@@ -610,7 +614,7 @@ impl Scene {
                 value: format!("duration {duration} s, h {} s", self.h),
             });
         }
-        if !(e.steps <= MAX_STEPS) {
+        if e.steps.is_nan() || e.steps > MAX_STEPS {
             return Err(Violation {
                 rule: format!(
                     "duration / h must be at most {MAX_STEPS:e} steps (minutes of work for the book's square; more is a typing error)"
@@ -618,7 +622,7 @@ impl Scene {
                 value: format!("{duration} s / {} s = {:e} steps", self.h, e.steps),
             });
         }
-        if !(e.bytes <= MAX_ESTIMATED_BYTES) {
+        if e.bytes.is_nan() || e.bytes > MAX_ESTIMATED_BYTES {
             return Err(Violation {
                 rule: format!(
                     "the run's estimated memory (trajectory, nodes, Cholesky factor) must be at most {} GiB",
@@ -765,8 +769,13 @@ fn duplicate_key(e: &toml::de::Error, text: &str) -> Option<String> {
     }
     let table = text[..line_start].lines().rev().find_map(|l| {
         let l = l.trim();
-        l.starts_with('[')
-            .then(|| l.trim_start_matches('[').split(']').next().unwrap_or("").trim())
+        l.starts_with('[').then(|| {
+            l.trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+        })
     });
     Some(match table {
         Some(t) if !t.is_empty() => format!("{t}.{name}"),
