@@ -157,6 +157,18 @@ fn cli_runs_a_rigid_case_and_refuses_bad_ones() {
             "initial.position",
         ),
         (text.replace("mu = 0.4 ", "mu = \"inf\" "), "impact.mu"),
+        (
+            text.replace("kind = \"rigid_ellipsoid\"", "kind = \"rigid_elipsoid\""),
+            "`kind`",
+        ),
+        (
+            text.replace(
+                "angle = -0.5",
+                "angle = -0.5\nquaternion = [1.0, 0.0, 0.0, 0.0]",
+            ),
+            "initial.quaternion",
+        ),
+        (text.replace("[ground]", "[groundx]"), "groundx"),
     ] {
         let file = dir.path().join("bad.toml");
         std::fs::write(&file, &bad).unwrap();
