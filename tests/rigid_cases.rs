@@ -157,6 +157,18 @@ fn cli_runs_a_rigid_case_and_refuses_bad_ones() {
             "initial.position",
         ),
         (text.replace("mu = 0.4 ", "mu = \"inf\" "), "impact.mu"),
+        (
+            text.replace("kind = \"rigid_ellipsoid\"", "kind = \"rigid_elipsoid\""),
+            "`kind`",
+        ),
+        (
+            text.replace(
+                "angle = -0.5",
+                "angle = -0.5\nquaternion = [1.0, 0.0, 0.0, 0.0]",
+            ),
+            "initial.quaternion",
+        ),
+        (text.replace("[ground]", "[groundx]"), "groundx"),
     ] {
         let file = dir.path().join("bad.toml");
         std::fs::write(&file, &bad).unwrap();
@@ -185,6 +197,24 @@ fn cli_runs_a_rigid_case_and_refuses_bad_ones() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+    // A slope case may say its kind (the default) and runs as before.
+    let slope = std::fs::read_to_string(case("slope_mu0.11.toml")).unwrap();
+    let file = dir.path().join("slope.toml");
+    std::fs::write(&file, format!("kind = \"slope_square\"\n{slope}")).unwrap();
+    let o = Command::new(bin)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--gpu",
+            "off",
+            "--duration",
+            "0.1",
+            "--out",
+        ])
+        .arg(dir.path().join("slope_out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // A slope case with an unknown kind is refused, naming `kind`.
     let slope = std::fs::read_to_string(case("slope_mu0.11.toml")).unwrap();
     let file = dir.path().join("kind.toml");

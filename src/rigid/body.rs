@@ -23,22 +23,6 @@ pub struct Pose {
 }
 
 impl Pose {
-    /// T · exp(𝒱̂) for a twist increment 𝒱 = (ω, v) (rad, m) in the body frame:
-    /// (R ΔR, p + R Δp).
-    #[inline]
-    pub fn times_exp(&self, increment: &Vector6<f64>) -> Pose {
-        let (dr, dp) = se3::exp_se3(
-            &increment.fixed_rows::<3>(0).into_owned(),
-            &increment.fixed_rows::<3>(3).into_owned(),
-        );
-        Pose {
-            r: self.r * dr,
-            p: self.p + self.r * dp,
-        }
-    }
-}
-
-impl Pose {
     /// T · exp(𝒱̂₁) ⋯ exp(𝒱̂ₖ) for twist increments 𝒱ᵢ = (ω, v) (rad, m) in the body frame.
     ///
     /// The product of the increments is formed as ΔR − I and Δp (small quantities, rounded at

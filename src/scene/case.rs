@@ -447,6 +447,18 @@ impl Scene {
     /// Parse and validate case-file text; `path` is used in messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<Scene, CaseError> {
         let file = path.to_path_buf();
+        // A file for another system (or a misspelt kind) is named by its `kind` before the
+        // square's keys are looked for.
+        if let Some(kind) = crate::rigid::case::peek_kind(text)
+            && kind != SLOPE_KIND
+        {
+            return Err(CaseError::Invalid {
+                file,
+                key: "kind".into(),
+                rule: "must be \"slope_square\" (the default) or \"rigid_ellipsoid\"".into(),
+                value: kind,
+            });
+        }
         let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
             file: file.clone(),
             key: duplicate_key(&e, text).unwrap_or_else(|| "(document)".into()),
