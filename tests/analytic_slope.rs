@@ -95,7 +95,7 @@ enum Placement {
 fn case(n_seg: usize, tol: f64, placement: Placement) -> CaseFile {
     let mut c = shipped();
     c.square.n_seg = n_seg;
-    c.barrier.contact_area = c.square.side / n_seg as f64;
+    c.barrier.contact_area = Some(c.square.side / n_seg as f64);
     c.newton.tol = tol;
     if let Placement::Resting { gap, speed } = placement {
         c.slope.normal = [0.0, 1.0];
