@@ -672,7 +672,7 @@ fn absurd_sizes_are_refused_before_allocating() {
         "square.n_seg",
         "n_seg = 10000",
     );
-    // 10⁶ nodes pass the node bound but not the memory estimate (~3.7 GB > 2 GiB).
+    // 10⁶ nodes pass the node bound but not the memory estimate (~3.5 GiB > 2 GiB).
     assert_refused(&with_value("n_seg", "999"), "square.n_seg", "n_seg = 999");
     assert_refused(&with_value("h", "1e-12"), "time.h", "h = 1e-12");
     assert_refused(&with_value("h", "1e-300"), "time.h", "h = 1e-300");
