@@ -672,6 +672,8 @@ fn absurd_sizes_are_refused_before_allocating() {
         "square.n_seg",
         "n_seg = 10000",
     );
+    // 10⁶ nodes pass the node bound but not the memory estimate (~3.5 GiB > 2 GiB).
+    assert_refused(&with_value("n_seg", "999"), "square.n_seg", "n_seg = 999");
     assert_refused(&with_value("h", "1e-12"), "time.h", "h = 1e-12");
     assert_refused(&with_value("h", "1e-300"), "time.h", "h = 1e-300");
     assert_refused(&with_value("h", "100.0"), "time.h", "no step at all");
@@ -796,4 +798,62 @@ fn a_bogus_backend_list_is_bad_input() {
             .unwrap();
         assert_exit_2_one_line(&out, &["STICKSLIP_GPU_BACKENDS"], mode);
     }
+}
+
+/// A run started with SIGHUP ignored (`nohup`) keeps running through a hangup: taking the
+/// signal to clean up must not override the user's choice. SIGTERM still ends it cleanly.
+#[cfg(unix)]
+#[test]
+fn an_ignored_hangup_stays_ignored() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("case.toml");
+    std::fs::write(&case, reference_case()).unwrap();
+    let mut command = bin();
+    command
+        .args([
+            "run",
+            case.to_str().unwrap(),
+            "--gpu",
+            "off",
+            "--obj",
+            "--duration",
+            "10000",
+            "--out",
+        ])
+        .arg(dir.path().join("out"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: signal() is async-signal-safe; the child only sets SIGHUP's action before exec,
+    // as `nohup` does.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    let staging = dir.path().join(format!(".out.partial-{}", child.id()));
+    let start = std::time::Instant::now();
+    while !staging.join("frame_00005.obj").exists() {
+        assert!(start.elapsed().as_secs() < 60, "staging never appeared");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: signals to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGHUP) }, 0);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still running after SIGHUP"
+    );
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(listing(dir.path()), vec!["case.toml"], "nothing left");
 }

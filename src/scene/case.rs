@@ -11,7 +11,7 @@ use nalgebra::Vector2;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// At most this many time steps a run (duration / h). A step of the book's 25-node square takes
-/// about 20 µs, so 10⁷ steps are minutes of work and 80 MB of trajectory rows; far more is a
+/// about 20 µs, so 10⁷ steps are minutes of work and 800 MB of trajectory rows; far more is a
 /// typing error (`h = 1e-12`), which would otherwise try to allocate the whole trajectory and
 /// abort, or loop for centuries (`h = 1e-300`).
 pub const MAX_STEPS: f64 = 1e7;
@@ -20,9 +20,12 @@ pub const MAX_STEPS: f64 = 1e7;
 /// per Newton iteration, hours per simulated second; more is beyond what this solver is for.
 pub const MAX_NODES: f64 = 1e6;
 
-/// At most this much memory, bytes, by [`RunEstimate::bytes`] (8 GiB): the trajectory, the
-/// per-node state and buffers, and the Cholesky factor must fit in a workstation's memory.
-pub const MAX_ESTIMATED_BYTES: f64 = 8.0 * 1024.0 * 1024.0 * 1024.0;
+/// At most this much memory, bytes, by [`RunEstimate::bytes`] (2 GiB): the trajectory, the
+/// per-node state and buffers, and the Cholesky factor. The book's square over the full 10⁷
+/// steps needs 0.8 GB; a mesh of n_seg ≈ 770 (6·10⁵ nodes) reaches 2 GiB, and such a run
+/// takes hours per simulated second; beyond it a run does not fit beside other work on a
+/// 8–16 GB workstation. This bound, not [`MAX_NODES`], is what stops large meshes.
+pub const MAX_ESTIMATED_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// A case file is a few hundred bytes; one over 1 MiB is not a case file.
 const MAX_CASE_FILE_BYTES: u64 = 1 << 20;
@@ -77,14 +80,15 @@ impl RunEstimate {
     /// The estimate for `n_seg` segments a side, step `h` s and `duration` s.
     ///
     /// The factor of a 2D grid's matrix (2 unknowns a node) has O(n log n) non-zeros under a
-    /// fill-reducing ordering; 16 bytes (value and index) × 2n × (2 log₂ 2n + 16) bounds what
-    /// faer's AMD ordering gives on these meshes.
+    /// fill-reducing ordering: 24 bytes × 2n × (2 log₂ 2n + 16) for the factor and its
+    /// workspace. Measured (peak resident memory of `stickslip run`, `/usr/bin/time -v`): 133 MB
+    /// at n_seg = 200 (estimate 135 MB), 548 MB at n_seg = 400 (estimate 571 MB).
     pub fn new(n_seg: usize, h: f64, duration: f64) -> RunEstimate {
         let side = n_seg as f64 + 1.0;
         let nodes = side * side;
         let steps = duration / h;
         let dofs = 2.0 * nodes;
-        let factor = 16.0 * dofs * (2.0 * dofs.log2() + 16.0);
+        let factor = 24.0 * dofs * (2.0 * dofs.log2() + 16.0);
         RunEstimate {
             steps,
             nodes,
@@ -97,6 +101,9 @@ impl RunEstimate {
 /// names the key or the option.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Violation {
+    /// The case-file key to blame: `time.h` when the number of steps is at fault (or the
+    /// trajectory dominates the memory), `square.n_seg` when the mesh dominates it.
+    pub key: &'static str,
     /// The rule broken.
     pub rule: String,
     /// The value, with what it was compared to.
@@ -581,7 +588,7 @@ impl Scene {
         };
         if let Err(e) = scene.check_duration(scene.duration) {
             return Err(v.invalid(
-                "time.h",
+                e.key,
                 &e.rule,
                 format!("time.duration = {} s, {}", scene.duration, e.value),
             ));
@@ -616,18 +623,21 @@ impl Scene {
         let e = RunEstimate::new(self.n_seg, self.h, duration);
         if !(duration.is_finite() && duration > 0.0) {
             return Err(Violation {
+                key: "time.duration",
                 rule: "the duration must be finite and > 0".into(),
                 value: format!("{duration} s"),
             });
         }
         if self.steps_for(duration) == 0 {
             return Err(Violation {
+                key: "time.h",
                 rule: "the run must have at least one step (duration / h >= 0.5)".into(),
                 value: format!("duration {duration} s, h {} s", self.h),
             });
         }
         if e.steps.is_nan() || e.steps > MAX_STEPS {
             return Err(Violation {
+                key: "time.h",
                 rule: format!(
                     "duration / h must be at most {MAX_STEPS:e} steps (minutes of work for the book's square; more is a typing error)"
                 ),
@@ -635,7 +645,13 @@ impl Scene {
             });
         }
         if e.bytes.is_nan() || e.bytes > MAX_ESTIMATED_BYTES {
+            let trajectory = (e.steps + 1.0) * BYTES_PER_ROW;
             return Err(Violation {
+                key: if trajectory > 0.5 * e.bytes {
+                    "time.h"
+                } else {
+                    "square.n_seg"
+                },
                 rule: format!(
                     "the run's estimated memory (trajectory, nodes, Cholesky factor) must be at most {} GiB",
                     MAX_ESTIMATED_BYTES / f64::from(1u32 << 30)
@@ -664,6 +680,7 @@ impl Scene {
     pub fn check_tol(&self, tol: f64) -> Result<(), Violation> {
         if !(tol.is_finite() && tol > 0.0) {
             return Err(Violation {
+                key: "newton.tol",
                 rule: "the tolerance must be finite and > 0".into(),
                 value: format!("{tol}"),
             });
@@ -671,6 +688,7 @@ impl Scene {
         let bound = self.gravity.amax() * self.h;
         if bound > 0.0 && tol >= bound {
             return Err(Violation {
+                key: "newton.tol",
                 rule: format!(
                     "must be below |g|h = {bound:.4e} m/s (max |g component| x time.h), the first Newton residual of a body at rest; at or above it no Newton iteration runs and a falling body hangs in the air (SPEC.md §6): lower the tolerance or raise time.h"
                 ),
