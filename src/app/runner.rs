@@ -99,6 +99,9 @@ pub struct SolverTotals {
     pub min_distance: f64,
     /// Symbolic factorisations (1 per run: the pattern is fixed).
     pub symbolic_factorisations: usize,
+    /// Iterations redone with the clamped spring projection because the Hessian with
+    /// `newton.projection = "none"` was not positive definite.
+    pub projection_fallbacks: usize,
 }
 
 /// A case being run; the viewer and the CLI drive it step by step.
@@ -233,6 +236,7 @@ impl Runner {
         t.newton_iterations += stats.iterations;
         t.max_iterations_in_step = t.max_iterations_in_step.max(stats.iterations);
         t.line_search_halvings += stats.halvings;
+        t.projection_fallbacks += stats.projection_fallbacks;
         t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
         t.min_distance = t.min_distance.min(stats.min_distance);
         t.symbolic_factorisations = self.sim.symbolic_factorisations();
