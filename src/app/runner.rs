@@ -108,6 +108,9 @@ pub struct SolverTotals {
     /// Largest relative λ change left at the end of a step (implicit lagging; ≤ `lagging_tol`
     /// on every step when the lagging converged).
     pub max_final_lagging_change: f64,
+    /// Iterations redone with the clamped spring projection because the Hessian with
+    /// `newton.projection = "none"` was not positive definite.
+    pub projection_fallbacks: usize,
 }
 
 /// A case being run; the viewer and the CLI drive it step by step.
@@ -257,6 +260,7 @@ impl Runner {
         t.newton_iterations += stats.iterations;
         t.max_iterations_in_step = t.max_iterations_in_step.max(stats.iterations);
         t.line_search_halvings += stats.halvings;
+        t.projection_fallbacks += stats.projection_fallbacks;
         t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
         t.min_distance = t.min_distance.min(stats.min_distance);
         t.symbolic_factorisations = self.sim.symbolic_factorisations();
