@@ -61,7 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 n_seg: n,
                 downhill: runner.rows.last().map_or(0.0, |r| r.downhill_distance),
                 stop: match runner.verdict() {
-                    Verdict::Stopped { since } => Some(since),
+                    Verdict::Stopped { since, .. } => Some(since),
                     _ => None,
                 },
                 iterations: t.newton_iterations,
