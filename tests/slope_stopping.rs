@@ -49,6 +49,7 @@ impl StepContext {
             point: sc.point,
             dhat: sc.dhat,
             kappa: sc.kappa,
+            kind: sc.barrier_kind,
         };
         let mut mu_lambda = vec![0.0; sim.x.len()];
         barrier::mu_lambda(
