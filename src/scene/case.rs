@@ -459,10 +459,15 @@ impl Scene {
         if let Some(kind) = crate::rigid::case::peek_kind(text)
             && kind != SLOPE_KIND
         {
+            let rule = if kind == crate::rigid::case::KIND {
+                "a rigid_ellipsoid case runs only with `stickslip run` or `stickslip view` (alone); this needs square-on-slope cases"
+            } else {
+                "must be \"slope_square\" (the default) or \"rigid_ellipsoid\""
+            };
             return Err(CaseError::Invalid {
                 file,
                 key: "kind".into(),
-                rule: "must be \"slope_square\" (the default) or \"rigid_ellipsoid\"".into(),
+                rule: rule.into(),
                 value: kind,
             });
         }

@@ -696,7 +696,7 @@ fn norm3(v: [f32; 3]) -> f32 {
 const HELP: &str = "space pause · → one step · R reset · 1/2/3 case · +/− speed · F force arrows · S screenshot · Esc quit";
 
 /// Writes the current frame as an RGB PNG: to a temporary name beside `path`, renamed on success.
-fn save_screenshot(path: &Path) -> Result<(), ViewError> {
+pub(super) fn save_screenshot(path: &Path) -> Result<(), ViewError> {
     let img = macroquad::texture::get_screen_data();
     let (w, h) = (img.width as usize, img.height as usize);
     let err = |reason: String| ViewError::Screenshot {

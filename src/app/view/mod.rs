@@ -5,7 +5,8 @@
 //! * [`bounce`]: seed 001's bounce scene (three balls through the impulse law);
 //! * [`lamps`]: the strip of lamps (green while a check holds, red for good once it fails);
 //! * [`layout`]: the panels, the world→screen transforms and the colours (pure, for the tests);
-//! * `draw`: the window (macroquad), which only reads the state above.
+//! * `draw`: the window (macroquad), which only reads the state above;
+//! * `rigid`: a case of `kind = "rigid_ellipsoid"` (SPEC.md §5), the football in 3D.
 //!
 //! Headless use for docs and tests: `--frames N --screenshot out.png` renders N steps and writes
 //! the last frame. It needs an X11 display (e.g. `xvfb-run -a`); without `DISPLAY` the command
@@ -15,6 +16,7 @@ pub mod bounce;
 mod draw;
 pub mod lamps;
 pub mod layout;
+mod rigid;
 pub mod slope;
 
 use std::cell::{Cell, RefCell};
@@ -174,6 +176,9 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
     {
         return Err(bad_option("--duration", "must be finite and > 0", d));
     }
+    if args.cases.len() == 1 && crate::app::rigid_command::is_rigid_case(&args.cases[0]) {
+        return view_rigid(args);
+    }
     if args.scene == SceneKind::Bounce && !args.cases.is_empty() {
         return Err(ViewError::BounceWithCases(args.cases.len()).into());
     }
@@ -249,6 +254,52 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
     }
     let result = outcome.borrow_mut().take();
     match (result, wanted) {
+        (Some(r), _) => r.map_err(CliError::from),
+        (None, Some(wanted)) => Err(ViewError::Closed {
+            done: frames_done.get(),
+            wanted,
+        }
+        .into()),
+        (None, None) => Ok(()),
+    }
+}
+
+/// `stickslip view CASE.toml` for one case of `kind = "rigid_ellipsoid"`: the run is computed,
+/// then played back in 3D (see `rigid`). `--speed`, `--frames` and `--screenshot` apply.
+fn view_rigid(args: &ViewArgs) -> Result<(), CliError> {
+    let scene = crate::rigid::case::RigidScene::load(&args.cases[0])?;
+    if !display_available() {
+        return Err(ViewError::NoDisplay.into());
+    }
+    let frames_done = Rc::new(Cell::new(0));
+    let counter = frames_done.clone();
+    let (frames, speed, screenshot) = (args.frames, args.speed, args.screenshot.clone());
+    let outcome: Rc<RefCell<Option<Result<(), ViewError>>>> = Rc::new(RefCell::new(None));
+    let slot = outcome.clone();
+    let window = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        macroquad::Window::from_config(draw::window_conf(), async move {
+            let result = rigid::run(
+                scene,
+                frames,
+                speed,
+                screenshot,
+                counter,
+                draw::save_screenshot,
+            )
+            .await;
+            *slot.borrow_mut() = Some(result);
+        });
+    }));
+    if let Err(panic) = window {
+        let reason = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the window library panicked".into());
+        return Err(ViewError::Window(reason).into());
+    }
+    let result = outcome.borrow_mut().take();
+    match (result, args.frames) {
         (Some(r), _) => r.map_err(CliError::from),
         (None, Some(wanted)) => Err(ViewError::Closed {
             done: frames_done.get(),
