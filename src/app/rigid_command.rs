@@ -12,7 +12,7 @@ use crate::rigid::run::{RigidSummary, simulate, write_outputs};
 /// Whether the case file at `path` says `kind = "rigid_ellipsoid"`. A file that cannot be read
 /// or parsed is not (the slope parser then reports what is wrong with it).
 pub fn is_rigid_case(path: &Path) -> bool {
-    std::fs::read_to_string(path)
+    crate::scene::case::read_case_file(path)
         .ok()
         .and_then(|text| peek_kind(&text))
         .is_some_and(|kind| kind == KIND)

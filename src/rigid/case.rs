@@ -45,7 +45,7 @@ use crate::scene::CaseError;
 use crate::scene::case::one_line_toml;
 
 /// The value of the top-level `kind` key that selects this system.
-pub const KIND: &str = "rigid_ellipsoid";
+pub const KIND: &str = crate::scene::case::RIGID_KIND;
 
 /// `[body]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -197,12 +197,7 @@ pub struct RigidScene {
     pub duration: f64,
 }
 
-/// The top-level `kind` of a case file's text, if it is TOML with a string `kind` (the CLI's
-/// dispatch peeks at it before choosing a parser).
-pub fn peek_kind(text: &str) -> Option<String> {
-    let table: toml::Table = toml::from_str(text).ok()?;
-    table.get("kind")?.as_str().map(str::to_owned)
-}
+pub use crate::scene::case::peek_kind;
 
 struct Check<'a> {
     file: &'a Path,
@@ -244,10 +239,7 @@ impl Check<'_> {
 impl RigidScene {
     /// Reads and validates a case file.
     pub fn load(path: &Path) -> Result<RigidScene, CaseError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
-            file: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::scene::case::read_case_file(path)?;
         RigidScene::from_toml(&text, path)
     }
 

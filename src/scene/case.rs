@@ -180,6 +180,17 @@ impl CaseError {
 /// The `kind` of the square-on-slope case files (the default when `kind` is absent).
 pub const SLOPE_KIND: &str = "slope_square";
 
+/// The `kind` of the rigid-ellipsoid case files ([`crate::rigid::case`]).
+pub const RIGID_KIND: &str = "rigid_ellipsoid";
+
+/// The top-level `kind` of a case file's text, if it is TOML with a string `kind` (the CLI's
+/// dispatch peeks at it before choosing a parser). Here rather than in `rigid/`, so that `scene`
+/// does not depend on `rigid`.
+pub fn peek_kind(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("kind")?.as_str().map(str::to_owned)
+}
+
 /// `[square]`: the elastic square and its grid.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -420,35 +431,40 @@ pub struct Scene {
     pub overrides: Vec<String>,
 }
 
+/// The text of the case file at `path`, after checking, before opening it, that it is a regular
+/// file of at most 1 MiB: opening a FIFO for reading blocks until a writer comes. Every reader of
+/// case files (slope, rigid, `--set`, the `kind` peek) goes through here.
+pub fn read_case_file(path: &Path) -> Result<String, CaseError> {
+    let meta = std::fs::metadata(path).map_err(|source| CaseError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let ft = meta.file_type();
+    let what = if meta.is_dir() {
+        Some("a directory")
+    } else if !ft.is_file() {
+        Some("a FIFO, socket or device")
+    } else if meta.len() > MAX_CASE_FILE_BYTES {
+        Some("larger than 1 MiB")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return Err(CaseError::NotACaseFile {
+            file: path.to_path_buf(),
+            what,
+        });
+    }
+    std::fs::read_to_string(path).map_err(|source| CaseError::Io {
+        file: path.to_path_buf(),
+        source,
+    })
+}
+
 impl Scene {
     /// Read and validate a case file.
     pub fn load(path: &Path) -> Result<Scene, CaseError> {
-        // Look before opening: opening a FIFO for reading blocks until a writer comes.
-        let meta = std::fs::metadata(path).map_err(|source| CaseError::Io {
-            file: path.to_path_buf(),
-            source,
-        })?;
-        let ft = meta.file_type();
-        let what = if meta.is_dir() {
-            Some("a directory")
-        } else if !ft.is_file() {
-            Some("a FIFO, socket or device")
-        } else if meta.len() > MAX_CASE_FILE_BYTES {
-            Some("larger than 1 MiB")
-        } else {
-            None
-        };
-        if let Some(what) = what {
-            return Err(CaseError::NotACaseFile {
-                file: path.to_path_buf(),
-                what,
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
-            file: path.to_path_buf(),
-            source,
-        })?;
-        Scene::from_toml(&text, path)
+        Scene::from_toml(&read_case_file(path)?, path)
     }
 
     /// Parse and validate case-file text; `path` is used in messages.
@@ -456,10 +472,10 @@ impl Scene {
         let file = path.to_path_buf();
         // A file for another system (or a misspelt kind) is named by its `kind` before the
         // square's keys are looked for.
-        if let Some(kind) = crate::rigid::case::peek_kind(text)
+        if let Some(kind) = peek_kind(text)
             && kind != SLOPE_KIND
         {
-            let rule = if kind == crate::rigid::case::KIND {
+            let rule = if kind == RIGID_KIND {
                 "a rigid_ellipsoid case runs only with `stickslip run` or `stickslip view` (alone); this needs square-on-slope cases"
             } else {
                 "must be \"slope_square\" (the default) or \"rigid_ellipsoid\""

@@ -135,10 +135,7 @@ impl Scene {
     /// Reads a case file, applies `overrides` in order (a later one wins) and validates the
     /// result as [`Scene::load`] does. The scene records the overrides.
     pub fn load_with_overrides(path: &Path, overrides: &[Override]) -> Result<Scene, CaseError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
-            file: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::scene::case::read_case_file(path)?;
         Scene::from_toml_with_overrides(&text, path, overrides)
     }
 
