@@ -31,7 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
             for (i, t) in sim.iteration_trace.iter().enumerate() {
                 println!(
-                    "  {i:3} res {:.3e} alpha0 {:.3e} alpha {:.3e} E {:.9e} dmin {:.3e} worst node {} (d = {:.3e} m, mu*lambda = {:.3e} N)",
+                    "  {i:3} pass {} res {:.3e} alpha0 {:.3e} alpha {:.3e} E {:.9e} dmin {:.3e} worst node {} (at the step's end: d = {:.3e} m, mu*lambda = {:.3e} N)",
+                    t.lagging_pass,
                     t.residual,
                     t.filter_alpha,
                     t.alpha,

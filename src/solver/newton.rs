@@ -170,6 +170,9 @@ pub struct IterationTrace {
     pub min_distance: f64,
     /// The node with the largest |p| component (the one that set the residual).
     pub worst_node: usize,
+    /// Re-lagging passes done before this iteration (0: the step's first solve, with λ lagged
+    /// at xⁿ; implicit lagging only).
+    pub lagging_pass: usize,
 }
 
 impl Simulation {
@@ -334,6 +337,7 @@ impl Simulation {
                     alpha: ls.alpha,
                     energy,
                     min_distance,
+                    lagging_pass: stats.lagging_passes,
                 });
             }
         }
