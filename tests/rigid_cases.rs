@@ -169,6 +169,8 @@ fn cli_runs_a_rigid_case_and_refuses_bad_ones() {
             "initial.quaternion",
         ),
         (text.replace("[ground]", "[groundx]"), "groundx"),
+        // Issue 7's bounds hold for rigid cases too: h = 1e-300 used to run for ever.
+        (text.replace("h = 1e-3 ", "h = 1e-300 "), "time.h"),
     ] {
         let file = dir.path().join("bad.toml");
         std::fs::write(&file, &bad).unwrap();
@@ -197,6 +199,22 @@ fn cli_runs_a_rigid_case_and_refuses_bad_ones() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+    // So is a --duration of absurdly many steps, before anything runs.
+    let o = Command::new(bin)
+        .args([
+            "run",
+            case("football.toml").to_str().unwrap(),
+            "--duration",
+            "1e300",
+            "--out",
+        ])
+        .arg(dir.path().join("long"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--duration") && err.contains("steps"), "{err}");
+    assert!(!dir.path().join("long").exists());
     // A slope case may say its kind (the default) and runs as before.
     let slope = std::fs::read_to_string(case("slope_mu0.11.toml")).unwrap();
     let file = dir.path().join("slope.toml");

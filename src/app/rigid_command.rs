@@ -55,8 +55,16 @@ pub fn run_rigid(args: &RunArgs) -> Result<(), CliError> {
                 .unwrap_or_else(|| "run".into()),
         )
     });
-    let run = simulate(&scene, args.case.duration)?;
+    if let Some(d) = args.case.duration {
+        crate::rigid::case::check_steps(scene.h, d).map_err(|rule| CliError::Option {
+            option: "--duration".into(),
+            rule,
+            value: d.to_string(),
+        })?;
+    }
+    // The output path is checked (and a foreign one refused) before the run, not after it.
     let staged = StagedDir::new(&out)?;
+    let run = simulate(&scene, args.case.duration)?;
     write_outputs(|name| staged.file(name), &run)?;
     let dir = staged.commit()?;
     print!("{}", rigid_table(&run.summary));

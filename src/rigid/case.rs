@@ -199,6 +199,28 @@ pub struct RigidScene {
 
 pub use crate::scene::case::peek_kind;
 
+/// The most steps one rigid run may take. The run keeps a trajectory row (about 200 bytes) a
+/// step, so 10⁶ steps is about 200 MB; at h = 10⁻³ s that is 1 000 s of flight. More is a typing
+/// error in `time.h` or `time.duration` (`h = 1e-300` would otherwise run for ever).
+pub const MAX_RIGID_STEPS: f64 = 1e6;
+
+/// Checks that `duration / h` (s / s) makes at least one and at most [`MAX_RIGID_STEPS`] steps;
+/// the error is the rule broken. Used for the case file and for `--duration`.
+pub fn check_steps(h: f64, duration: f64) -> Result<(), String> {
+    let steps = duration / h;
+    if steps.is_nan() || steps > MAX_RIGID_STEPS {
+        Err(format!(
+            "duration / h must be at most {MAX_RIGID_STEPS:e} steps (got {steps:e})"
+        ))
+    } else if steps < 1.0 {
+        Err(format!(
+            "the run must have at least one step (duration / h >= 1, got {steps:e})"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 struct Check<'a> {
     file: &'a Path,
 }
@@ -347,6 +369,8 @@ impl RigidScene {
         let gravity = v.finite3("gravity.acceleration", case.gravity.acceleration)?;
         let h = v.positive("time.h", case.time.h)?;
         let duration = v.positive("time.duration", case.time.duration)?;
+        check_steps(h, duration)
+            .map_err(|rule| v.invalid("time.h", &rule, format!("{duration} s / {h} s")))?;
         let shape = Ellipsoid { semi_axes };
         let initial = State {
             pose: Pose {
