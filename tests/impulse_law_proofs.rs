@@ -252,7 +252,7 @@ fn proofs_reject_a_wrong_law() {
             &mut self,
             inputs: &[ContactInput],
             out: &mut Vec<[f32; 3]>,
-        ) -> Result<(), stickslip::gpu::GpuError> {
+        ) -> Result<(), stickslip::contact::backend::BackendError> {
             out.clear();
             out.extend(inputs.iter().map(|c| (self.0)(*c)));
             Ok(())

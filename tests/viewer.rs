@@ -15,10 +15,10 @@ use stickslip::app::runner::{RunOptions, Runner};
 use stickslip::app::view::bounce::Bounce;
 use stickslip::app::view::layout::{self, Camera, Rgb};
 use stickslip::app::view::slope::SlopeCase;
+use stickslip::contact::backend::BackendError;
 use stickslip::contact::impulse_law::SharedBackend;
 use stickslip::contact::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
 use stickslip::energy::Vec2;
-use stickslip::gpu::GpuError;
 use stickslip::scene::Scene;
 
 #[path = "support/picture.rs"]
@@ -327,7 +327,11 @@ impl ImpulseBackend for NeverSticks {
     fn name(&self) -> String {
         "never sticks".into()
     }
-    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
+    fn apply(
+        &mut self,
+        inputs: &[ContactInput],
+        out: &mut Vec<[f32; 3]>,
+    ) -> Result<(), BackendError> {
         out.clear();
         out.extend(inputs.iter().map(|c| {
             let mut v = c.resolve();

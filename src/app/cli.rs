@@ -149,6 +149,9 @@ pub enum CliError {
     /// The GPU was required and could not be had, or failed (exit 1).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// The impulse-law backend failed on a batch (exit 1).
+    #[error("impulse law: {0}")]
+    Backend(#[from] crate::contact::backend::BackendError),
     /// Output could not be written (exit 1).
     #[error(transparent)]
     Output(#[from] OutputError),

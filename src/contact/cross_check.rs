@@ -20,7 +20,7 @@ use std::fmt;
 
 use super::impulse_law::{ContactInput, ImpulseBackend};
 use super::records::ContactRecord;
-use crate::gpu::{AdapterSummary, GpuError};
+use crate::contact::backend::{AdapterSummary, BackendError};
 
 /// The law sticks when |v_law·t| ≤ this × ‖v_law‖. The stick branch returns −e v_n n, whose
 /// tangential part is zero up to the rounding of three binary32 products and of the f64 dot
@@ -200,8 +200,8 @@ impl CrossCheck {
     /// the counts.
     ///
     /// # Errors
-    /// The backend's [`GpuError`]; the counts are then unchanged.
-    pub fn push_batch(&mut self, records: &[ContactRecord]) -> Result<(), GpuError> {
+    /// The backend's [`BackendError`]; the counts are then unchanged.
+    pub fn push_batch(&mut self, records: &[ContactRecord]) -> Result<(), BackendError> {
         self.approaching.clear();
         self.inputs.clear();
         for (i, r) in records.iter().enumerate() {
@@ -218,11 +218,10 @@ impl CrossCheck {
         }
         self.backend.apply(&self.inputs, &mut self.outputs)?;
         if self.outputs.len() != self.inputs.len() {
-            return Err(GpuError::ReadBack(format!(
-                "the backend returned {} results for {} contacts",
-                self.outputs.len(),
-                self.inputs.len()
-            )));
+            return Err(BackendError::WrongCount {
+                expected: self.inputs.len(),
+                got: self.outputs.len(),
+            });
         }
 
         self.records += records.len() as u64;

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use std::sync::{Arc, Mutex};
 
-use crate::gpu::{AdapterSummary, GpuError};
+pub use crate::contact::backend::{AdapterSummary, BackendError};
 
 /// The impulse contact law in binary32 (SPEC.md §3), written exactly as seed 000's kernel.
 ///
@@ -161,9 +161,13 @@ pub trait ImpulseBackend: Send {
     /// reused.
     ///
     /// # Errors
-    /// A GPU backend returns [`GpuError`] when the device fails (validation, mapping, device
-    /// lost); the CPU law never fails.
-    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError>;
+    /// A GPU backend returns [`BackendError::Device`] when the device fails (validation,
+    /// mapping, device lost); the CPU law never fails.
+    fn apply(
+        &mut self,
+        inputs: &[ContactInput],
+        out: &mut Vec<[f32; 3]>,
+    ) -> Result<(), BackendError>;
 }
 
 /// The CPU law as an [`ImpulseBackend`]: [`contact_f32`] on every input, on one thread or spread
@@ -202,7 +206,11 @@ impl ImpulseBackend for CpuLaw {
         }
     }
 
-    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
+    fn apply(
+        &mut self,
+        inputs: &[ContactInput],
+        out: &mut Vec<[f32; 3]>,
+    ) -> Result<(), BackendError> {
         out.clear();
         if self.parallel && inputs.len() > Self::PARALLEL_MIN {
             inputs
@@ -327,12 +335,14 @@ impl ImpulseBackend for SharedBackend {
     fn adapter(&self) -> Option<AdapterSummary> {
         self.0.lock().ok().and_then(|b| b.adapter())
     }
-    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
+    fn apply(
+        &mut self,
+        inputs: &[ContactInput],
+        out: &mut Vec<[f32; 3]>,
+    ) -> Result<(), BackendError> {
         match self.0.lock() {
             Ok(mut b) => b.apply(inputs, out),
-            Err(_) => Err(GpuError::ReadBack(
-                "impulse backend poisoned by an earlier panic".into(),
-            )),
+            Err(_) => Err(BackendError::Poisoned),
         }
     }
 }

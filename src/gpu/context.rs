@@ -1,44 +1,8 @@
 //! One headless wgpu adapter, device and queue (no window, no surface), made once and shared by
 //! the kernels built on it.
 
-use std::fmt;
-
 use super::GpuError;
-
-/// The adapter a context runs on, for the run summary (serialisable into the run's JSON).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct AdapterSummary {
-    /// Adapter name as the driver reports it, e.g. `llvmpipe (LLVM 19.1.7, 256 bits)`.
-    pub name: String,
-    /// Backend, lower case: `vulkan`, `gl`, `metal`, `dx12`, ...
-    pub backend: String,
-    /// Device type, lower case: `discretegpu`, `integratedgpu`, `virtualgpu`, `cpu`, `other`.
-    pub device_type: String,
-    /// Driver name and version, as reported (may be empty).
-    pub driver: String,
-}
-
-impl AdapterSummary {
-    fn from_info(info: &wgpu::AdapterInfo) -> Self {
-        let driver = match (info.driver.is_empty(), info.driver_info.is_empty()) {
-            (false, false) => format!("{} {}", info.driver, info.driver_info),
-            (false, true) => info.driver.clone(),
-            (true, _) => info.driver_info.clone(),
-        };
-        Self {
-            name: info.name.clone(),
-            backend: info.backend.to_str().to_owned(),
-            device_type: format!("{:?}", info.device_type).to_lowercase(),
-            driver,
-        }
-    }
-}
-
-impl fmt::Display for AdapterSummary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}, {}]", self.name, self.backend, self.device_type)
-    }
-}
+use crate::contact::backend::AdapterSummary;
 
 /// A headless GPU: adapter, device and queue. Make it once ([`GpuContext::try_new`]) and build
 /// kernels on it ([`super::GpuKernel::try_new`]); the device and queue are reference-counted
@@ -88,7 +52,7 @@ impl GpuContext {
                 backends,
                 reason: e.to_string(),
             })?;
-        let summary = AdapterSummary::from_info(&adapter.get_info());
+        let summary = summary_of(&adapter.get_info());
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("stickslip device"),
@@ -129,5 +93,20 @@ impl GpuContext {
     /// Adapter name, backend and type, for the run summary.
     pub fn summary(&self) -> &AdapterSummary {
         &self.summary
+    }
+}
+
+/// The [`AdapterSummary`] of a wgpu adapter.
+fn summary_of(info: &wgpu::AdapterInfo) -> AdapterSummary {
+    let driver = match (info.driver.is_empty(), info.driver_info.is_empty()) {
+        (false, false) => format!("{} {}", info.driver, info.driver_info),
+        (false, true) => info.driver.clone(),
+        (true, _) => info.driver_info.clone(),
+    };
+    AdapterSummary {
+        name: info.name.clone(),
+        backend: info.backend.to_str().to_owned(),
+        device_type: format!("{:?}", info.device_type).to_lowercase(),
+        driver,
     }
 }

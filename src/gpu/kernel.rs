@@ -12,6 +12,7 @@ use std::sync::mpsc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{AdapterSummary, GpuContext, GpuError};
+use crate::contact::backend::BackendError;
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in `shaders/contact.wgsl`.
@@ -507,7 +508,11 @@ impl ImpulseBackend for GpuKernel {
         Some(self.summary.clone())
     }
 
-    fn apply(&mut self, inputs: &[ContactInput], out: &mut Vec<[f32; 3]>) -> Result<(), GpuError> {
+    fn apply(
+        &mut self,
+        inputs: &[ContactInput],
+        out: &mut Vec<[f32; 3]>,
+    ) -> Result<(), BackendError> {
         out.clear();
         out.reserve(inputs.len());
         let mut stats = BatchStats {

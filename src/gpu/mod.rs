@@ -20,7 +20,8 @@ mod kernel;
 
 use std::fmt;
 
-pub use context::{AdapterSummary, GpuContext};
+pub use crate::contact::backend::AdapterSummary;
+pub use context::GpuContext;
 pub use kernel::{BatchStats, GpuKernel, KernelOptions, WORKGROUP_SIZE};
 
 use crate::contact::impulse_law::{CpuLaw, ImpulseBackend};
@@ -77,6 +78,13 @@ pub enum GpuError {
         /// The variable's value.
         value: String,
     },
+}
+
+impl From<GpuError> for crate::contact::backend::BackendError {
+    /// A GPU failure, as the neutral error of an impulse-law backend.
+    fn from(e: GpuError) -> Self {
+        crate::contact::backend::BackendError::Device(Box::new(e))
+    }
 }
 
 fn reason_suffix(reason: &str) -> String {

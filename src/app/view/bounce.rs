@@ -8,8 +8,8 @@
 //! Everything is binary32, as the seed's GPU program; every contact of a step goes through the
 //! [`ImpulseBackend`] in one batch (the GPU kernel when an adapter exists). Nothing here draws.
 
+use crate::contact::backend::BackendError;
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
-use crate::gpu::GpuError;
 
 use super::lamps::LampStrip;
 
@@ -163,7 +163,7 @@ impl Bounce {
     ///
     /// # Errors
     /// The backend's error (a GPU failure); the state is then unchanged.
-    pub fn step(&mut self, backend: &mut dyn ImpulseBackend) -> Result<(), GpuError> {
+    pub fn step(&mut self, backend: &mut dyn ImpulseBackend) -> Result<(), BackendError> {
         let flight_start = self.point + 1 >= STEPS_PER_FLIGHT;
         let bounce = if flight_start {
             if self.bounce >= BOUNCES {
@@ -206,11 +206,10 @@ impl Bounce {
         }
         backend.apply(&self.inputs, &mut self.outputs)?;
         if self.outputs.len() != self.inputs.len() {
-            return Err(GpuError::ReadBack(format!(
-                "the backend returned {} results for {} contacts",
-                self.outputs.len(),
-                self.inputs.len()
-            )));
+            return Err(BackendError::WrongCount {
+                expected: self.inputs.len(),
+                got: self.outputs.len(),
+            });
         }
         let out = &self.outputs;
 
@@ -354,7 +353,7 @@ mod tests {
             &mut self,
             inputs: &[ContactInput],
             out: &mut Vec<[f32; 3]>,
-        ) -> Result<(), GpuError> {
+        ) -> Result<(), BackendError> {
             out.clear();
             out.extend(inputs.iter().map(|c| {
                 let mut v = c.resolve();

@@ -1,0 +1,187 @@
+//! No import cycle between the top-level modules of `src/` (issue 9): every `crate::MODULE`
+//! path in code (not in comments) is an edge from the module of the file it is in to MODULE,
+//! and the graph of those edges must have no cycle. The graph is read from the sources here,
+//! independently of the compiler, so a cycle is caught however it is written (`use crate::x`,
+//! `crate::x::f()` in code, `use crate::{x, y}`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of `text` without `//` comments (doc comments included: an intra-doc link is not a
+/// dependency) and without the contents of string literals.
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut in_string = false;
+        let mut prev = ' ';
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if !in_string && c == '/' && chars.get(i + 1) == Some(&'/') {
+                break;
+            }
+            if c == '"' && prev != '\\' {
+                in_string = !in_string;
+            } else if !in_string {
+                out.push(c);
+            }
+            prev = if prev == '\\' && c == '\\' { ' ' } else { c };
+            i += 1;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The top-level modules `code` names through `crate::`.
+fn named_modules(code: &str) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = BTreeSet::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for item in group[..end].split(',') {
+                let name = ident(item.trim());
+                if !name.is_empty() {
+                    found.insert(name);
+                }
+            }
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                found.insert(name);
+            }
+        }
+    }
+    found
+}
+
+/// A cycle in `graph`, if there is one, as the list of its modules.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(node.to_owned(), 1);
+        stack.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            match state.get(next.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let from = stack.iter().position(|n| n == next).unwrap();
+                    let mut cycle = stack[from..].to_vec();
+                    cycle.push(next.clone());
+                    return Some(cycle);
+                }
+                0 => {
+                    if let Some(c) = visit(next, graph, state, stack) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(node.to_owned(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for node in graph.keys() {
+        if state.get(node).copied().unwrap_or(0) == 0 {
+            let mut stack = Vec::new();
+            if let Some(c) = visit(node, graph, &mut state, &mut stack) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in files {
+        let relative = file.strip_prefix(src).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        let module = first.to_string_lossy().trim_end_matches(".rs").to_owned();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let edges = graph.entry(module.clone()).or_default();
+        for named in named_modules(&code_only(&text)) {
+            if named != module {
+                edges.insert(named);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_cycle_between_top_level_modules() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    // The graph must see the modules and edges that certainly exist, or it proves nothing.
+    assert!(graph["app"].contains("solver"), "{graph:?}");
+    assert!(graph["gpu"].contains("contact"), "{graph:?}");
+    assert!(graph["solver"].contains("energy"), "{graph:?}");
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!(
+            "import cycle between top-level modules: {}",
+            cycle.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn the_cycle_finder_finds_a_cycle_and_the_parser_reads_groups() {
+    let code = code_only(
+        "use crate::{gpu, scene::Scene};\n// crate::app in a comment\nlet s = \"crate::app\";\nfn f() { crate::energy::x(); }\n",
+    );
+    assert_eq!(
+        named_modules(&code),
+        ["energy", "gpu", "scene"].map(String::from).into()
+    );
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    graph
+        .entry("contact".into())
+        .or_default()
+        .insert("gpu".into());
+    graph
+        .entry("gpu".into())
+        .or_default()
+        .insert("solver".into());
+    assert_eq!(find_cycle(&graph), None);
+    graph
+        .entry("solver".into())
+        .or_default()
+        .insert("contact".into());
+    assert_eq!(
+        find_cycle(&graph),
+        Some(
+            ["contact", "gpu", "solver", "contact"]
+                .map(String::from)
+                .to_vec()
+        )
+    );
+}
