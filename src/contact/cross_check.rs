@@ -191,11 +191,6 @@ impl CrossCheck {
         }
     }
 
-    /// What runs the law.
-    pub fn backend_name(&self) -> String {
-        self.backend.name()
-    }
-
     /// Runs the law on the approaching records of `records` (one backend call) and adds them to
     /// the counts.
     ///

@@ -13,6 +13,3 @@ pub fn gradient(mass: &[f64], g: &Vec2, scale: f64, grad: &mut [Vec2]) {
         *gr -= g * (m * scale);
     }
 }
-
-/// Gravity is linear in x: nothing to add.
-pub fn hessian() {}

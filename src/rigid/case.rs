@@ -125,15 +125,8 @@ pub struct ImpactSection {
     pub rest_speed: f64,
 }
 
-/// `[time]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct TimeSection {
-    /// Step h, s.
-    pub h: f64,
-    /// Duration, s.
-    pub duration: f64,
-}
+/// `[time]`: the step h and the duration, s (the same section as a slope case's).
+pub use crate::scene::case::TimeSection;
 
 /// A rigid-ellipsoid case file as written.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

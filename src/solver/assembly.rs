@@ -156,11 +156,6 @@ impl HessianSystem {
         self.matrix.nrows()
     }
 
-    /// Non-zeros of the stored lower triangle.
-    pub fn nnz(&self) -> usize {
-        self.matrix.nnz()
-    }
-
     /// Refill the values from per-node diagonal blocks and per-edge spring blocks B (the edge's
     /// element Hessian being [[B, −B], [−B, B]]).
     pub fn assemble(&mut self, diag: &[Mat2], edge_blocks: &[Mat2]) {

@@ -482,13 +482,9 @@ impl Simulation {
     fn assemble(&mut self) {
         let h = self.scene.h;
         let h2 = h * h;
+        let fr = self.friction();
         let m = &self.mesh;
         let ws = &mut self.ws;
-        let fr = Friction {
-            normal: self.scene.normal,
-            eps_v: self.scene.eps_v,
-            h,
-        };
         ws.grad.fill(Vec2::zeros());
         inertia::gradient(&self.x, &ws.x_tilde, &m.mass, 1.0, &mut ws.grad);
         spring::gradient(
