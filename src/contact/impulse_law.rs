@@ -20,13 +20,16 @@
 //! or the GPU kernel in [`crate::gpu`].
 
 use bytemuck::{Pod, Zeroable};
+use nalgebra::RealField;
 use rayon::prelude::*;
 
 use std::sync::{Arc, Mutex};
 
 pub use crate::contact::backend::{AdapterSummary, BackendError};
 
-/// The impulse contact law in binary32 (SPEC.md §3), written exactly as seed 000's kernel.
+/// The impulse contact law (SPEC.md §3), written once for binary32 and binary64: every
+/// operation in seed 000's kernel order, v·n and ‖v_t‖ component by component, so that
+/// [`contact_f32`] gives the same bits as a GPU that neither fuses nor reorders.
 ///
 /// * `v`: velocity before the contact, m/s.
 /// * `n`: unit normal out of the surface (dimensionless; not renormalised here).
@@ -34,19 +37,19 @@ pub use crate::contact::backend::{AdapterSummary, BackendError};
 /// * `friction`: μ ≥ 0, dimensionless.
 ///
 /// Returns the velocity after the contact, m/s. A velocity leaving the surface (v·n ≥ 0) is
-/// returned bit for bit unchanged. The comparison `vn >= 0.0 * vn` is the seed's: it is
-/// `vn >= 0` for every finite `vn`, and sends an infinite or NaN `vn` down the contact branch.
+/// returned bit for bit unchanged. The comparison `vn >= 0 * vn` is the seed's: it is `vn >= 0`
+/// for every finite `vn`, and sends an infinite or NaN `vn` down the contact branch.
 ///
 /// Pure: no I/O, no allocation.
 #[inline]
-pub fn contact_f32(v: [f32; 3], n: [f32; 3], restitution: f32, friction: f32) -> [f32; 3] {
+pub fn contact<T: RealField + Copy>(v: [T; 3], n: [T; 3], restitution: T, friction: T) -> [T; 3] {
     let vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
     // The seed's `0.0 * vn` (not `0.0`), kept for its NaN/∞ behaviour.
-    if vn >= 0.0 * vn {
+    if vn >= T::zero() * vn {
         v
     } else {
         let vt = [v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]];
-        let jn = -(1.0 + restitution) * vn;
+        let jn = -(T::one() + restitution) * vn;
         let speed = (vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]).sqrt();
         if speed <= friction * jn {
             [
@@ -65,35 +68,18 @@ pub fn contact_f32(v: [f32; 3], n: [f32; 3], restitution: f32, friction: f32) ->
     }
 }
 
-/// The impulse contact law in binary64 (SPEC.md §3): [`contact_f32`] operation for operation,
-/// for analysis and for measuring the binary32 rounding.
-///
-/// Units as [`contact_f32`]: `v` in m/s, `n` a unit normal, e and μ dimensionless; returns m/s.
+/// [`contact`] in binary32, as seed 000's kernel: the reference the GPU kernel
+/// (`shaders/contact.wgsl`) is held to. Units as [`contact`].
+#[inline]
+pub fn contact_f32(v: [f32; 3], n: [f32; 3], restitution: f32, friction: f32) -> [f32; 3] {
+    contact(v, n, restitution, friction)
+}
+
+/// [`contact`] in binary64, for analysis and for measuring the binary32 rounding. Units as
+/// [`contact`].
 #[inline]
 pub fn contact_f64(v: [f64; 3], n: [f64; 3], restitution: f64, friction: f64) -> [f64; 3] {
-    let vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
-    // The seed's `0.0 * vn` (not `0.0`), kept for its NaN/∞ behaviour.
-    if vn >= 0.0 * vn {
-        v
-    } else {
-        let vt = [v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]];
-        let jn = -(1.0 + restitution) * vn;
-        let speed = (vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]).sqrt();
-        if speed <= friction * jn {
-            [
-                -restitution * vn * n[0],
-                -restitution * vn * n[1],
-                -restitution * vn * n[2],
-            ]
-        } else {
-            let scale = (speed - friction * jn) / speed;
-            [
-                vt[0] * scale - restitution * vn * n[0],
-                vt[1] * scale - restitution * vn * n[1],
-                vt[2] * scale - restitution * vn * n[2],
-            ]
-        }
-    }
+    contact(v, n, restitution, friction)
 }
 
 /// One contact for the law, laid out for the GPU (SPEC.md §3).
