@@ -268,7 +268,7 @@ fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
         Box::new(shared.clone()),
         CrossCheckConfig {
             eps_v: scene.eps_v,
-            late_from_s: 1.0,
+            late_from_s: scene.cross_check_late_from,
         },
     )
 }

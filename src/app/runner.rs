@@ -269,7 +269,11 @@ impl Runner {
         t.lagging_unconverged_steps += usize::from(stats.lagging_unconverged);
         t.max_final_lagging_change = t.max_final_lagging_change.max(stats.lagging_change);
         self.last_step_records = self.records.len();
-        push_step_records(&self.sim, 0.0, &mut self.records);
+        push_step_records(
+            &self.sim,
+            self.sim.scene.cross_check_restitution,
+            &mut self.records,
+        );
         if self.keep_step_stats {
             self.step_stats.push(stats);
         }

@@ -128,13 +128,14 @@ pub fn mu_lambda(x: &[Vec2], area: &[f64], barrier: &Barrier, mu: f64, out: &mut
 }
 
 /// The tunnelling filter (SPEC.md §2): the largest α ≤ 1 with which no node moving towards the
-/// slope covers more than 90 % of its distance, α = min(1, min_{p·n<0} 0.9 d / (−p·n)).
-pub fn max_step(x: &[Vec2], p: &[Vec2], barrier: &Barrier) -> f64 {
+/// slope covers more than `fraction` of its distance (the case's `newton.filter_fraction`, 0.9
+/// in the book), α = min(1, min_{p·n<0} fraction · d / (−p·n)).
+pub fn max_step(x: &[Vec2], p: &[Vec2], barrier: &Barrier, fraction: f64) -> f64 {
     let mut alpha: f64 = 1.0;
     for (x, p) in x.iter().zip(p) {
         let pn = p.dot(&barrier.normal);
         if pn < 0.0 {
-            alpha = alpha.min(0.9 * barrier.distance(x) / -pn);
+            alpha = alpha.min(fraction * barrier.distance(x) / -pn);
         }
     }
     alpha

@@ -340,6 +340,40 @@ pub struct NewtonSection {
     /// definite; for refined meshes, docs/refinement.md).
     #[serde(default)]
     pub projection: Projection,
+    /// The tunnelling filter's fraction (SPEC.md §2): no node may cover more than this part of its
+    /// distance to the slope in one line-search trial; in (0, 1), 0.9 in the book (the default).
+    #[serde(default = "default_filter_fraction")]
+    pub filter_fraction: f64,
+}
+
+fn default_filter_fraction() -> f64 {
+    0.9
+}
+
+/// `[cross_check]`: the impulse-law post-pass of SPEC.md §4. Optional; the defaults are SPEC's.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CrossCheckSection {
+    /// Records from this time on make the "late" agreement, s (SPEC.md §4: 1 s, past the landing).
+    #[serde(default = "default_late_from")]
+    pub late_from: f64,
+    /// Restitution e the law is given, dimensionless in [0, 1] (SPEC.md §4: 0, the optimiser's
+    /// implicit Euler has no restitution).
+    #[serde(default)]
+    pub restitution: f64,
+}
+
+fn default_late_from() -> f64 {
+    1.0
+}
+
+impl Default for CrossCheckSection {
+    fn default() -> Self {
+        CrossCheckSection {
+            late_from: default_late_from(),
+            restitution: 0.0,
+        }
+    }
 }
 
 /// A case file as written.
@@ -368,6 +402,9 @@ pub struct CaseFile {
     pub time: TimeSection,
     /// Newton solver.
     pub newton: NewtonSection,
+    /// The impulse-law cross-check (optional).
+    #[serde(default)]
+    pub cross_check: CrossCheckSection,
 }
 
 /// A validated scene: everything the solver needs, in SI units, normal normalised.
@@ -429,6 +466,12 @@ pub struct Scene {
     pub spring_projection: Projection,
     /// The `--set` overrides applied to the case file, as given (`square.n_seg=16`).
     pub overrides: Vec<String>,
+    /// The tunnelling filter's fraction, in (0, 1).
+    pub filter_fraction: f64,
+    /// The cross-check's late window starts here, s.
+    pub cross_check_late_from: f64,
+    /// The restitution the cross-check gives the impulse law.
+    pub cross_check_restitution: f64,
 }
 
 /// The text of the case file at `path`, after checking, before opening it, that it is a regular
@@ -553,6 +596,19 @@ impl Scene {
         v.positive("time.h", case.time.h)?;
         v.positive("time.duration", case.time.duration)?;
         v.positive("newton.tol", case.newton.tol)?;
+        let f = case.newton.filter_fraction;
+        if !(f > 0.0 && f < 1.0) {
+            return Err(v.invalid(
+                "newton.filter_fraction",
+                "must be in (0, 1): the share of a node's distance to the slope one trial may cover",
+                f,
+            ));
+        }
+        v.non_negative("cross_check.late_from", case.cross_check.late_from)?;
+        let e = case.cross_check.restitution;
+        if !(0.0..=1.0).contains(&e) {
+            return Err(v.invalid("cross_check.restitution", "must be in [0, 1]", e));
+        }
         if !(1..=MAX_NEWTON_ITERATIONS).contains(&case.newton.max_iterations) {
             return Err(v.invalid(
                 "newton.max_iterations",
@@ -605,6 +661,9 @@ impl Scene {
             max_iterations: case.newton.max_iterations,
             max_halvings: case.newton.max_halvings,
             spring_projection: case.newton.projection,
+            filter_fraction: case.newton.filter_fraction,
+            cross_check_late_from: case.cross_check.late_from,
+            cross_check_restitution: case.cross_check.restitution,
             overrides: Vec::new(),
         };
         if let Err(e) = scene.check_duration(scene.duration) {

@@ -26,19 +26,21 @@ pub struct LineSearchFailure {
     pub energy_before: f64,
 }
 
-/// From `x` along `p`: α₀ = the tunnelling filter ([`barrier::max_step`]), then halve α until
+/// From `x` along `p`: α₀ = the tunnelling filter ([`barrier::max_step`] with
+/// `filter_fraction`), then halve α until
 /// E(x + αp) ≤ E(x). `trial` is a scratch buffer for x + αp; on success it holds the accepted
 /// point. `energy` evaluates E.
 pub fn backtrack(
     x: &[Vec2],
     p: &[Vec2],
     bar: &barrier::Barrier,
+    filter_fraction: f64,
     max_halvings: usize,
     energy_before: f64,
     trial: &mut [Vec2],
     mut energy: impl FnMut(&[Vec2]) -> f64,
 ) -> Result<LineSearchResult, LineSearchFailure> {
-    let mut alpha = barrier::max_step(x, p, bar);
+    let mut alpha = barrier::max_step(x, p, bar, filter_fraction);
     let mut halvings = 0;
     loop {
         for ((t, x), p) in trial.iter_mut().zip(x).zip(p) {

@@ -427,6 +427,7 @@ impl Simulation {
             &self.x,
             &p,
             &self.barrier,
+            self.scene.filter_fraction,
             self.scene.max_halvings,
             energy_before,
             &mut trial,

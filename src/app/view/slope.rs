@@ -71,7 +71,7 @@ impl SlopeCase {
             Box::new(backend.clone()),
             CrossCheckConfig {
                 eps_v: scene.eps_v,
-                late_from_s: 1.0,
+                late_from_s: scene.cross_check_late_from,
             },
         );
         Ok(SlopeCase {
