@@ -41,7 +41,10 @@ fn defaults_are_the_specs_and_bad_values_name_their_key() {
     for (extra, key) in [
         ("filter_fraction = 1.0", "newton.filter_fraction"),
         ("filter_fraction = 0.0", "newton.filter_fraction"),
-        ("[cross_check]\nrestitution = 1.5", "cross_check.restitution"),
+        (
+            "[cross_check]\nrestitution = 1.5",
+            "cross_check.restitution",
+        ),
         ("[cross_check]\nlate_from = -1.0", "cross_check.late_from"),
         ("[cross_check]\nlate_form = 1.0", "cross_check.late_form"),
     ] {
@@ -67,7 +70,10 @@ fn the_filter_fraction_is_the_share_of_the_distance_one_trial_may_cover() {
         let alpha = barrier::max_step(&x, &p, &slope, fraction);
         // The node ends fraction·0.1 m lower, i.e. (1 − fraction)·0.1 m above the slope.
         let end = x[0] + p[0] * alpha;
-        assert!((end.y - (1.0 - fraction) * 0.1).abs() < 1e-15, "{fraction}: {end}");
+        assert!(
+            (end.y - (1.0 - fraction) * 0.1).abs() < 1e-15,
+            "{fraction}: {end}"
+        );
     }
 }
 
@@ -78,7 +84,14 @@ fn the_late_window_of_the_cross_check_starts_where_the_case_says() {
     std::fs::write(&case, with("[cross_check]\nlate_from = 0.0")).unwrap();
     let out = dir.path().join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_stickslip"))
-        .args(["run", case.to_str().unwrap(), "--gpu", "off", "--duration", "1"])
+        .args([
+            "run",
+            case.to_str().unwrap(),
+            "--gpu",
+            "off",
+            "--duration",
+            "1",
+        ])
         .arg("--out")
         .arg(&out)
         .output()
