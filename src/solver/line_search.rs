@@ -1,6 +1,6 @@
 //! The tunnelling-safe backtracking line search of SPEC.md §2.
 
-use crate::energy::{Vec2, barrier};
+use crate::energy::Vec2;
 
 /// Outcome of one accepted line search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,21 +26,19 @@ pub struct LineSearchFailure {
     pub energy_before: f64,
 }
 
-/// From `x` along `p`: α₀ = the tunnelling filter ([`barrier::max_step`] with
-/// `filter_fraction`), then halve α until
-/// E(x + αp) ≤ E(x). `trial` is a scratch buffer for x + αp; on success it holds the accepted
-/// point. `energy` evaluates E.
+/// From `x` along `p`, starting at `alpha0` (the caller's tunnelling filter,
+/// [`crate::energy::barrier::max_step`]), halve α until E(x + αp) ≤ E(x). `trial` is a scratch
+/// buffer for x + αp; on success it holds the accepted point. `energy` evaluates E.
 pub fn backtrack(
     x: &[Vec2],
     p: &[Vec2],
-    bar: &barrier::Barrier,
-    filter_fraction: f64,
+    alpha0: f64,
     max_halvings: usize,
     energy_before: f64,
     trial: &mut [Vec2],
     mut energy: impl FnMut(&[Vec2]) -> f64,
 ) -> Result<LineSearchResult, LineSearchFailure> {
-    let mut alpha = barrier::max_step(x, p, bar, filter_fraction);
+    let mut alpha = alpha0;
     let mut halvings = 0;
     loop {
         for ((t, x), p) in trial.iter_mut().zip(x).zip(p) {

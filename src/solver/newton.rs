@@ -423,11 +423,11 @@ impl Simulation {
     ) -> Result<LineSearchResult, line_search::LineSearchFailure> {
         let mut trial = std::mem::take(&mut self.ws.trial);
         let p = std::mem::take(&mut self.ws.p);
+        let alpha0 = barrier::max_step(&self.x, &p, &self.barrier, self.scene.filter_fraction);
         let r = line_search::backtrack(
             &self.x,
             &p,
-            &self.barrier,
-            self.scene.filter_fraction,
+            alpha0,
             self.scene.max_halvings,
             energy_before,
             &mut trial,
