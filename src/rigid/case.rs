@@ -42,7 +42,6 @@ use crate::rigid::body::{Pose, RigidBody, State};
 use crate::rigid::ellipsoid::{Ellipsoid, Ground};
 use crate::rigid::impact::ImpactModel;
 use crate::scene::CaseError;
-use crate::scene::case::one_line_toml;
 
 /// The value of the top-level `kind` key that selects this system.
 pub const KIND: &str = crate::scene::case::RIGID_KIND;
@@ -260,20 +259,7 @@ impl RigidScene {
 
     /// Parses and validates case-file text; `path` is used in messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<RigidScene, CaseError> {
-        let file = path.to_path_buf();
-        let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
-            file: file.clone(),
-            key: "(document)".into(),
-            message: one_line_toml(&e, text),
-        })?;
-        let case: RigidCaseFile = serde_path_to_error::deserialize(de).map_err(|e| {
-            let key = e.path().to_string();
-            CaseError::Parse {
-                file: file.clone(),
-                key: if key == "." { "(document)".into() } else { key },
-                message: one_line_toml(e.inner(), text),
-            }
-        })?;
+        let case: RigidCaseFile = crate::scene::case::parse_case_toml(text, path)?;
         RigidScene::from_case(&case, path)
     }
 

@@ -530,19 +530,7 @@ impl Scene {
                 value: kind,
             });
         }
-        let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
-            file: file.clone(),
-            key: duplicate_key(&e, text).unwrap_or_else(|| "(document)".into()),
-            message: one_line_toml(&e, text),
-        })?;
-        let case: CaseFile = serde_path_to_error::deserialize(de).map_err(|e| {
-            let key = e.path().to_string();
-            CaseError::Parse {
-                file: file.clone(),
-                key: if key == "." { "(document)".into() } else { key },
-                message: one_line_toml(e.inner(), text),
-            }
-        })?;
+        let case: CaseFile = parse_case_toml(text, &file)?;
         Scene::from_case(&case, Some(path))
     }
 
@@ -890,6 +878,28 @@ fn duplicate_key(e: &toml::de::Error, text: &str) -> Option<String> {
     Some(match table {
         Some(t) if !t.is_empty() => format!("{t}.{name}"),
         _ => name.to_string(),
+    })
+}
+
+/// Case-file text parsed strictly into `T` (unknown keys rejected by `T`'s serde attributes),
+/// with errors naming the dotted key (a duplicate key by its own name) on one line. Every kind of
+/// case file (slope, rigid) is read through here.
+pub(crate) fn parse_case_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    file: &Path,
+) -> Result<T, CaseError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
+        file: file.to_path_buf(),
+        key: duplicate_key(&e, text).unwrap_or_else(|| "(document)".into()),
+        message: one_line_toml(&e, text),
+    })?;
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let key = e.path().to_string();
+        CaseError::Parse {
+            file: file.to_path_buf(),
+            key: if key == "." { "(document)".into() } else { key },
+            message: one_line_toml(e.inner(), text),
+        }
     })
 }
 

@@ -236,32 +236,8 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
     };
     let frames_done = config.frames_done.clone();
     let wanted = args.frames;
-    let outcome: Rc<RefCell<Option<Result<(), ViewError>>>> = Rc::new(RefCell::new(None));
-    let slot = outcome.clone();
-    let window = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-        macroquad::Window::from_config(draw::window_conf(), async move {
-            let result = draw::run(scene, config).await;
-            *slot.borrow_mut() = Some(result);
-        });
-    }));
-    if let Err(panic) = window {
-        let reason = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "the window library panicked".into());
-        return Err(ViewError::Window(reason).into());
-    }
-    let result = outcome.borrow_mut().take();
-    match (result, wanted) {
-        (Some(r), _) => r.map_err(CliError::from),
-        (None, Some(wanted)) => Err(ViewError::Closed {
-            done: frames_done.get(),
-            wanted,
-        }
-        .into()),
-        (None, None) => Ok(()),
-    }
+    let outcome = in_window(async move { draw::run(scene, config).await })?;
+    window_result(outcome, wanted, frames_done.get())
 }
 
 /// `stickslip view CASE.toml` for one case of `kind = "rigid_ellipsoid"`: the run is computed,
@@ -274,19 +250,30 @@ fn view_rigid(args: &ViewArgs) -> Result<(), CliError> {
     let frames_done = Rc::new(Cell::new(0));
     let counter = frames_done.clone();
     let (frames, speed, screenshot) = (args.frames, args.speed, args.screenshot.clone());
+    let outcome = in_window(async move {
+        rigid::run(
+            scene,
+            frames,
+            speed,
+            screenshot,
+            counter,
+            draw::save_screenshot,
+        )
+        .await
+    })?;
+    window_result(outcome, args.frames, frames_done.get())
+}
+
+/// Runs `body` in a macroquad window. `None` when the window closed before `body` finished; a
+/// panic of the window library (no display, no GL) is [`ViewError::Window`].
+fn in_window(
+    body: impl std::future::Future<Output = Result<(), ViewError>> + 'static,
+) -> Result<Option<Result<(), ViewError>>, ViewError> {
     let outcome: Rc<RefCell<Option<Result<(), ViewError>>>> = Rc::new(RefCell::new(None));
     let slot = outcome.clone();
     let window = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
         macroquad::Window::from_config(draw::window_conf(), async move {
-            let result = rigid::run(
-                scene,
-                frames,
-                speed,
-                screenshot,
-                counter,
-                draw::save_screenshot,
-            )
-            .await;
+            let result = body.await;
             *slot.borrow_mut() = Some(result);
         });
     }));
@@ -296,16 +283,21 @@ fn view_rigid(args: &ViewArgs) -> Result<(), CliError> {
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "the window library panicked".into());
-        return Err(ViewError::Window(reason).into());
+        return Err(ViewError::Window(reason));
     }
     let result = outcome.borrow_mut().take();
-    match (result, args.frames) {
+    Ok(result)
+}
+
+/// A window's outcome as the command's: closed before `wanted` frames is [`ViewError::Closed`].
+fn window_result(
+    outcome: Option<Result<(), ViewError>>,
+    wanted: Option<usize>,
+    done: usize,
+) -> Result<(), CliError> {
+    match (outcome, wanted) {
         (Some(r), _) => r.map_err(CliError::from),
-        (None, Some(wanted)) => Err(ViewError::Closed {
-            done: frames_done.get(),
-            wanted,
-        }
-        .into()),
+        (None, Some(wanted)) => Err(ViewError::Closed { done, wanted }.into()),
         (None, None) => Ok(()),
     }
 }
