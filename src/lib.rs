@@ -1,8 +1,8 @@
 //! stickslip: frictional contact by optimisation, cross-checked by an impulse law.
 //!
 //! * [`scene`]: case files (SPEC.md §1) and the square mesh.
-//! * [`energy`]: one module per term of the incremental potential (SPEC.md §2), each with
-//!   `value`, `gradient` and `hessian`.
+//! * [`energy`]: one module per term of the incremental potential (SPEC.md §2), each
+//!   implementing the [`energy::Energy`] trait (`value`, `gradient`, `hessian`).
 //! * [`solver`]: projected Newton with a tunnelling-safe line search, fixed-pattern sparse
 //!   assembly and faer's sparse Cholesky.
 //! * [`contact`]: the impulse contact law (SPEC.md §3) on the CPU, the contact records and the

@@ -11,9 +11,12 @@ use std::path::Path;
 use nalgebra::{DMatrix, DVector};
 use stickslip::app::runner::{RunOptions, Runner, run};
 use stickslip::app::verdict::{Verdict, window_speed};
-use stickslip::energy::barrier::Barrier;
-use stickslip::energy::friction::Friction;
-use stickslip::energy::{Mat2, Vec2, barrier, friction, gravity, inertia, spring};
+use stickslip::energy::barrier::{self, Barrier, BarrierEnergy};
+use stickslip::energy::friction::{Friction, FrictionEnergy};
+use stickslip::energy::gravity::GravityEnergy;
+use stickslip::energy::inertia::InertiaEnergy;
+use stickslip::energy::spring::SpringEnergy;
+use stickslip::energy::{Energy, Projection, StepState, Vec2};
 use stickslip::scene::Scene;
 use stickslip::solver::Simulation;
 
@@ -21,7 +24,7 @@ const DURATION_S: f64 = 10.0;
 const TOLERANCES: [f64; 2] = [1e-2, 1e-4];
 
 /// Relative slack of the test's own E against the solver's acceptance rule E(after) ≤
-/// E(before): the test sums the terms in another order (its own per-edge spring sum), which
+/// E(before): the test weighs each term before summing (the solver sums the h² terms first), which
 /// moves E by a few ulps; 1e-12 of |E| is far above that and far below any real increase a
 /// wrong line search would make.
 const ENERGY_ROUNDING_REL: f64 = 1e-12;
@@ -31,18 +34,19 @@ const ENERGY_ROUNDING_REL: f64 = 1e-12;
 const RESIDUAL_ROUNDING_REL: f64 = 1e-6;
 
 /// What a step's E depends on, built by the test from the state at the start of the step
-/// (SPEC.md §2): x̃ = xⁿ + h vⁿ, xⁿ, and the lagged μλ at xⁿ.
+/// (SPEC.md §2): x̃ = xⁿ + h vⁿ, xⁿ, and the lagged μλ at xⁿ; and the terms of E, built by the
+/// test from the scene and the mesh (not the solver's list).
 struct StepContext {
     x_n: Vec<Vec2>,
     x_tilde: Vec<Vec2>,
     mu_lambda: Vec<f64>,
-    barrier: Barrier,
-    friction: Friction,
+    /// (term, weight): inertia with 1, the potentials with h².
+    terms: Vec<(Box<dyn Energy>, f64)>,
 }
 
 impl StepContext {
     fn new(sim: &Simulation) -> StepContext {
-        let sc = &sim.scene;
+        let (sc, m) = (&sim.scene, &sim.mesh);
         let normal = sc.normal.normalize();
         let barrier = Barrier {
             normal,
@@ -52,13 +56,34 @@ impl StepContext {
             kind: sc.barrier_kind,
         };
         let mut mu_lambda = vec![0.0; sim.x.len()];
-        barrier::mu_lambda(
-            &sim.x,
-            &sim.mesh.contact_area,
-            &barrier,
-            sc.mu,
-            &mut mu_lambda,
-        );
+        barrier::mu_lambda(&sim.x, &m.contact_area, &barrier, sc.mu, &mut mu_lambda);
+        let friction = Friction {
+            normal,
+            eps_v: sc.eps_v,
+            h: sc.h,
+        };
+        let h2 = sc.h * sc.h;
+        let terms: Vec<(Box<dyn Energy>, f64)> = vec![
+            (Box::new(InertiaEnergy::new(m.mass.clone())), 1.0),
+            (
+                Box::new(SpringEnergy::new(
+                    m.edges.clone(),
+                    m.rest_l2.clone(),
+                    sc.stiffness,
+                    Projection::Clamp,
+                )),
+                h2,
+            ),
+            (Box::new(GravityEnergy::new(m.mass.clone(), sc.gravity)), h2),
+            (
+                Box::new(BarrierEnergy::new(barrier, m.contact_area.clone())),
+                h2,
+            ),
+            (
+                Box::new(FrictionEnergy::new(friction, m.len(), Projection::Clamp)),
+                h2,
+            ),
+        ];
         StepContext {
             x_n: sim.x.clone(),
             x_tilde: sim
@@ -68,83 +93,58 @@ impl StepContext {
                 .map(|(x, v)| x + v * sc.h)
                 .collect(),
             mu_lambda,
-            barrier,
-            friction: Friction {
-                normal,
-                eps_v: sc.eps_v,
-                h: sc.h,
-            },
+            terms,
         }
     }
 
-    /// The test's own E(x), summed term by term from the energy kernels.
-    fn energy(&self, sim: &Simulation, x: &[Vec2]) -> f64 {
-        let (m, sc) = (&sim.mesh, &sim.scene);
-        let spring: f64 = m
-            .edges
+    fn state(&self) -> StepState<'_> {
+        StepState {
+            x_tilde: &self.x_tilde,
+            x_n: &self.x_n,
+            mu_lambda_kinetic: &self.mu_lambda,
+            mu_lambda_static: &self.mu_lambda,
+        }
+    }
+
+    /// The test's own E(x): each term weighted, summed in list order (the solver groups the
+    /// h² terms before weighting them, so the two differ by rounding).
+    fn energy(&self, x: &[Vec2]) -> f64 {
+        let state = self.state();
+        self.terms
             .iter()
-            .zip(&m.rest_l2)
-            .map(|(&[a, b], &l2)| spring::element_value(&(x[a] - x[b]), l2, sc.stiffness))
-            .sum();
-        inertia::value(x, &self.x_tilde, &m.mass)
-            + sc.h
-                * sc.h
-                * (spring
-                    + gravity::value(x, &m.mass, &sc.gravity)
-                    + barrier::value(x, &m.contact_area, &self.barrier)
-                    + friction::value(x, &self.x_n, &self.mu_lambda, &self.friction))
+            .map(|(term, w)| term.value(x, &state, *w))
+            .sum()
     }
 
     /// The test's own Newton residual ‖p‖∞/h at x, m/s: gradient and projected Hessian from
-    /// the kernels, assembled densely and solved by nalgebra's dense Cholesky (not the
-    /// solver's sparse pattern and faer).
+    /// the terms' element kernels, assembled densely and solved by nalgebra's dense Cholesky
+    /// (not the solver's sparse pattern and faer).
     fn residual(&self, sim: &Simulation, x: &[Vec2]) -> f64 {
-        let (m, sc) = (&sim.mesh, &sim.scene);
-        let (h, n) = (sc.h, x.len());
-        let h2 = h * h;
-        let mut grad = vec![Vec2::zeros(); n];
-        let mut edge_grad = vec![Vec2::zeros(); m.edges.len()];
-        inertia::gradient(x, &self.x_tilde, &m.mass, 1.0, &mut grad);
-        spring::gradient(
-            x,
-            &m.edges,
-            &m.rest_l2,
-            sc.stiffness,
-            h2,
-            &mut edge_grad,
-            &mut grad,
-        );
-        gravity::gradient(&m.mass, &sc.gravity, h2, &mut grad);
-        barrier::gradient(x, &m.contact_area, &self.barrier, h2, &mut grad);
-        friction::gradient(x, &self.x_n, &self.mu_lambda, &self.friction, h2, &mut grad);
-        let mut diag = vec![Mat2::zeros(); n];
-        inertia::hessian(&m.mass, 1.0, &mut diag);
-        barrier::hessian(x, &m.contact_area, &self.barrier, h2, &mut diag);
-        friction::hessian(x, &self.x_n, &self.mu_lambda, &self.friction, h2, &mut diag);
-        let mut blocks = vec![Mat2::zeros(); m.edges.len()];
-        spring::hessian(x, &m.edges, &m.rest_l2, sc.stiffness, h2, &mut blocks);
+        let (h, n) = (sim.scene.h, x.len());
+        let state = self.state();
+        let mut grad = DVector::<f64>::zeros(2 * n);
         let mut hess = DMatrix::<f64>::zeros(2 * n, 2 * n);
-        let mut add = |i: usize, j: usize, b: &Mat2, sign: f64| {
-            for r in 0..2 {
-                for c in 0..2 {
-                    hess[(2 * i + r, 2 * j + c)] += sign * b[(r, c)];
+        for (term, w) in &self.terms {
+            let elements = term.elements();
+            let k = elements.nodes_per_element();
+            let mut g = vec![Vec2::zeros(); elements.gradient_len()];
+            term.gradient(x, &state, *w, &mut g);
+            let mut blocks = vec![0.0; elements.hessian_len()];
+            term.hessian(x, &state, *w, &mut blocks);
+            for e in 0..elements.len() {
+                let dof = |i: usize| 2 * elements.node(e, i / 2) + i % 2;
+                for i in 0..2 * k {
+                    grad[dof(i)] += g[k * e + i / 2][i % 2];
+                    for j in 0..2 * k {
+                        hess[(dof(i), dof(j))] += blocks[4 * k * k * e + 2 * k * j + i];
+                    }
                 }
             }
-        };
-        for (i, d) in diag.iter().enumerate() {
-            add(i, i, d, 1.0);
         }
-        for (&[a, b], blk) in m.edges.iter().zip(&blocks) {
-            add(a, a, blk, 1.0);
-            add(b, b, blk, 1.0);
-            add(a, b, blk, -1.0);
-            add(b, a, blk, -1.0);
-        }
-        let rhs = DVector::from_iterator(2 * n, grad.iter().flat_map(|g| [-g.x, -g.y]));
         let p = hess
             .cholesky()
             .expect("the Hessian is SPD (mass term)")
-            .solve(&rhs);
+            .solve(&-grad);
         p.amax() / h
     }
 }
@@ -171,8 +171,8 @@ fn run_case(file: &str, tol: f64) -> Runner {
         r.step()
             .unwrap_or_else(|e| panic!("{file} at tol {tol}: {e}"));
         let step = r.sim.step;
-        let e_start = context.energy(&r.sim, &context.x_n);
-        let e_end = context.energy(&r.sim, &r.sim.x);
+        let e_start = context.energy(&context.x_n);
+        let e_end = context.energy(&r.sim.x);
         assert!(
             e_end <= e_start + ENERGY_ROUNDING_REL * e_start.abs().max(e_end.abs()),
             "{file} tol {tol} step {step}: the test's E rose from {e_start} to {e_end}"

@@ -5,10 +5,12 @@
 //! ∂²b/∂x² = A d̂ κ (d + d̂)/(2 d² d̂) n nᵀ (N/m, PSD).
 //!
 //! With [`BarrierKind::Ipc`] the per-node kernel is the C² barrier of [`super::barrier_ipc`]
-//! (SPEC.md §6) instead; everything else here (the sums, λ, the tunnelling filter) is shared.
+//! (SPEC.md §6) instead; everything else here (the term [`BarrierEnergy`], λ, the tunnelling
+//! filter) is shared. One element per node.
 
 use serde::{Deserialize, Serialize};
 
+use super::term::{Elements, Energy, StepState, write_node_block};
 use super::{Mat2, Vec2, barrier_ipc};
 
 /// Which per-node barrier function (case key `barrier.kind`).
@@ -91,31 +93,66 @@ impl Barrier {
     }
 }
 
-/// Σ b over all nodes, J (+∞ if any node is at or below the slope).
-pub fn value(x: &[Vec2], area: &[f64], barrier: &Barrier) -> f64 {
-    x.iter()
-        .zip(area)
-        .map(|(x, a)| barrier.node_value(barrier.distance(x), *a))
-        .sum()
+/// The slope barrier as a term of E: Σ b(dᵢ) over the nodes, each with its contact area.
+#[derive(Clone, Debug)]
+pub struct BarrierEnergy {
+    /// The half-space and the barrier's constants.
+    barrier: Barrier,
+    /// Contact area of every node, m.
+    area: Vec<f64>,
 }
 
-/// Adds `scale` · ∂b/∂x to `grad`.
-pub fn gradient(x: &[Vec2], area: &[f64], barrier: &Barrier, scale: f64, grad: &mut [Vec2]) {
-    for ((g, x), a) in grad.iter_mut().zip(x).zip(area) {
-        let d = barrier.distance(x);
-        if d < barrier.dhat {
-            *g += barrier.normal * (barrier.node_dbdd(d, *a) * scale);
-        }
+impl BarrierEnergy {
+    /// The term for `barrier` over nodes of contact areas `area` (m).
+    pub fn new(barrier: Barrier, area: Vec<f64>) -> Self {
+        BarrierEnergy { barrier, area }
     }
 }
 
-/// Adds `scale` · ∂²b/∂x² to every node's diagonal block.
-pub fn hessian(x: &[Vec2], area: &[f64], barrier: &Barrier, scale: f64, diag: &mut [Mat2]) {
-    let nnt = barrier.normal * barrier.normal.transpose();
-    for ((h, x), a) in diag.iter_mut().zip(x).zip(area) {
-        let d = barrier.distance(x);
-        if d < barrier.dhat {
-            *h += nnt * (barrier.node_d2bdd2(d, *a) * scale);
+impl Energy for BarrierEnergy {
+    fn name(&self) -> &'static str {
+        "barrier"
+    }
+
+    fn elements(&self) -> Elements<'_> {
+        Elements::EachNode(self.area.len())
+    }
+
+    /// w Σ b(dᵢ), J (+∞ if any node is at or below the slope).
+    fn value(&self, x: &[Vec2], _step: &StepState, weight: f64) -> f64 {
+        let bar = &self.barrier;
+        weight
+            * x.iter()
+                .zip(&self.area)
+                .map(|(x, a)| bar.node_value(bar.distance(x), *a))
+                .sum::<f64>()
+    }
+
+    /// w b′(dᵢ) n per node (zero outside d̂), N.
+    fn gradient(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [Vec2]) {
+        let bar = &self.barrier;
+        for ((o, x), a) in out.iter_mut().zip(x).zip(&self.area) {
+            let d = bar.distance(x);
+            *o = if d < bar.dhat {
+                bar.normal * (bar.node_dbdd(d, *a) * weight)
+            } else {
+                Vec2::zeros()
+            };
+        }
+    }
+
+    /// w b″(dᵢ) n nᵀ per node (PSD; zero outside d̂), N/m.
+    fn hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
+        let bar = &self.barrier;
+        let nnt = bar.normal * bar.normal.transpose();
+        for ((o, x), a) in out.chunks_exact_mut(4).zip(x).zip(&self.area) {
+            let d = bar.distance(x);
+            let block = if d < bar.dhat {
+                nnt * (bar.node_d2bdd2(d, *a) * weight)
+            } else {
+                Mat2::zeros()
+            };
+            write_node_block(&block, o);
         }
     }
 }

@@ -18,6 +18,7 @@
 //! with y, so Ψ is not convex there; the Hessian is projected to PSD like the book's.
 //! When μ_s = μ_k every blended function computes exactly the book's expressions.
 
+use super::term::{Elements, Energy, Projection, StepState, write_node_block};
 use super::{Mat2, Vec2, psd};
 
 /// Friction's constants for one step.
@@ -88,18 +89,19 @@ impl Friction {
     /// The projected Hessian ∂²/∂x² of one node's energy, N/m.
     #[inline]
     pub fn node_hessian(&self, v: &Vec2, mu_lambda: f64) -> Mat2 {
-        let t = self.tangent_operator();
-        let vbar = t * v;
-        let y = vbar.norm();
-        let mut inner = Mat2::identity() * f1_over_y(y, self.eps_v);
-        if y != 0.0 {
-            inner += vbar * vbar.transpose() * (hess_term(y, self.eps_v) / y);
-        }
+        let (t, inner) = self.single_inner(v);
         t * psd::project_2x2(&inner) * t.transpose() * (mu_lambda / self.h)
     }
 
-    /// The unprojected Hessian (for finite-difference tests), N/m.
+    /// The unprojected Hessian ∂²/∂x² of one node's energy, N/m.
     pub fn node_hessian_unprojected(&self, v: &Vec2, mu_lambda: f64) -> Mat2 {
+        let (t, inner) = self.single_inner(v);
+        t * inner * t.transpose() * (mu_lambda / self.h)
+    }
+
+    /// T and the inner 2×2 (f₁/y) I + ((f₁′y − f₁)/y²)/y · v̄ v̄ᵀ of one μ.
+    #[inline]
+    fn single_inner(&self, v: &Vec2) -> (Mat2, Mat2) {
         let t = self.tangent_operator();
         let vbar = t * v;
         let y = vbar.norm();
@@ -107,7 +109,7 @@ impl Friction {
         if y != 0.0 {
             inner += vbar * vbar.transpose() * (hess_term(y, self.eps_v) / y);
         }
-        t * inner * t.transpose() * (mu_lambda / self.h)
+        (t, inner)
     }
 }
 
@@ -202,82 +204,106 @@ impl Friction {
     }
 }
 
-/// Σ μλᵢ f₀(‖T vᵢ‖) over nodes with μλᵢ > 0, J; v = (x − xⁿ)/h.
-pub fn value(x: &[Vec2], x_n: &[Vec2], mu_lambda: &[f64], fr: &Friction) -> f64 {
-    value_blended(x, x_n, mu_lambda, mu_lambda, fr)
+/// Semi-implicit friction as a term of E: Σ over the nodes with μ_kλᵢ > 0 or μ_sλᵢ > 0 of
+/// the static/kinetic energy ([`Friction::node_value_blended`]) at v = (x − xⁿ)/h, with xⁿ and
+/// the lagged μλ from the [`StepState`]. One element per node.
+#[derive(Clone, Debug)]
+pub struct FrictionEnergy {
+    /// The step's friction constants.
+    friction: Friction,
+    /// Number of nodes.
+    nodes: usize,
+    /// [`Projection::Clamp`]: the inner 2×2 projected to PSD (SPEC.md §2, the solver's);
+    /// [`Projection::None`]: the exact Hessian.
+    projection: Projection,
 }
 
-/// Adds `scale` · ∂Ψ/∂x to `grad`.
-pub fn gradient(
-    x: &[Vec2],
-    x_n: &[Vec2],
-    mu_lambda: &[f64],
-    fr: &Friction,
-    scale: f64,
-    grad: &mut [Vec2],
-) {
-    gradient_blended(x, x_n, mu_lambda, mu_lambda, fr, scale, grad);
-}
-
-/// Adds `scale` · (projected) ∂²Ψ/∂x² to every node's diagonal block.
-pub fn hessian(
-    x: &[Vec2],
-    x_n: &[Vec2],
-    mu_lambda: &[f64],
-    fr: &Friction,
-    scale: f64,
-    diag: &mut [Mat2],
-) {
-    hessian_blended(x, x_n, mu_lambda, mu_lambda, fr, scale, diag);
-}
-
-/// Σ over nodes with μ_kλᵢ > 0 or μ_sλᵢ > 0 of the static/kinetic energy, J.
-pub fn value_blended(
-    x: &[Vec2],
-    x_n: &[Vec2],
-    kinetic: &[f64],
-    stat: &[f64],
-    fr: &Friction,
-) -> f64 {
-    let mut sum = 0.0;
-    for (((x, xn), k), s) in x.iter().zip(x_n).zip(kinetic).zip(stat) {
-        if *k > 0.0 || *s > 0.0 {
-            sum += fr.node_value_blended(&((x - xn) / fr.h), *k, *s);
+impl FrictionEnergy {
+    /// The term over `nodes` nodes with the constants `friction`.
+    pub fn new(friction: Friction, nodes: usize, projection: Projection) -> Self {
+        FrictionEnergy {
+            friction,
+            nodes,
+            projection,
         }
     }
-    sum
-}
 
-/// Adds `scale` · ∂Ψ/∂x of [`value_blended`] to `grad`.
-pub fn gradient_blended(
-    x: &[Vec2],
-    x_n: &[Vec2],
-    kinetic: &[f64],
-    stat: &[f64],
-    fr: &Friction,
-    scale: f64,
-    grad: &mut [Vec2],
-) {
-    for ((((g, x), xn), k), s) in grad.iter_mut().zip(x).zip(x_n).zip(kinetic).zip(stat) {
-        if *k > 0.0 || *s > 0.0 {
-            *g += fr.node_gradient_blended(&((x - xn) / fr.h), *k, *s) * scale;
+    fn blocks(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64], psd: bool) {
+        let fr = &self.friction;
+        let nodes = x
+            .iter()
+            .zip(step.x_n)
+            .zip(step.mu_lambda_kinetic)
+            .zip(step.mu_lambda_static);
+        for (o, (((x, xn), k), s)) in out.chunks_exact_mut(4).zip(nodes) {
+            let block = if *k > 0.0 || *s > 0.0 {
+                let v = (x - xn) / fr.h;
+                if psd {
+                    fr.node_hessian_blended(&v, *k, *s) * weight
+                } else {
+                    fr.node_hessian_blended_unprojected(&v, *k, *s) * weight
+                }
+            } else {
+                Mat2::zeros()
+            };
+            write_node_block(&block, o);
         }
     }
 }
 
-/// Adds `scale` · (projected) ∂²Ψ/∂x² of [`value_blended`] to every node's diagonal block.
-pub fn hessian_blended(
-    x: &[Vec2],
-    x_n: &[Vec2],
-    kinetic: &[f64],
-    stat: &[f64],
-    fr: &Friction,
-    scale: f64,
-    diag: &mut [Mat2],
-) {
-    for ((((h, x), xn), k), s) in diag.iter_mut().zip(x).zip(x_n).zip(kinetic).zip(stat) {
-        if *k > 0.0 || *s > 0.0 {
-            *h += fr.node_hessian_blended(&((x - xn) / fr.h), *k, *s) * scale;
+impl Energy for FrictionEnergy {
+    fn name(&self) -> &'static str {
+        "friction"
+    }
+
+    fn elements(&self) -> Elements<'_> {
+        Elements::EachNode(self.nodes)
+    }
+
+    /// w Σ Ψᵢ, J.
+    fn value(&self, x: &[Vec2], step: &StepState, weight: f64) -> f64 {
+        let fr = &self.friction;
+        let mut sum = 0.0;
+        let nodes = x
+            .iter()
+            .zip(step.x_n)
+            .zip(step.mu_lambda_kinetic)
+            .zip(step.mu_lambda_static);
+        for (((x, xn), k), s) in nodes {
+            if *k > 0.0 || *s > 0.0 {
+                sum += fr.node_value_blended(&((x - xn) / fr.h), *k, *s);
+            }
         }
+        weight * sum
+    }
+
+    /// w ∂Ψᵢ/∂x per node, N.
+    fn gradient(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [Vec2]) {
+        let fr = &self.friction;
+        let nodes = x
+            .iter()
+            .zip(step.x_n)
+            .zip(step.mu_lambda_kinetic)
+            .zip(step.mu_lambda_static);
+        for (o, (((x, xn), k), s)) in out.iter_mut().zip(nodes) {
+            *o = if *k > 0.0 || *s > 0.0 {
+                fr.node_gradient_blended(&((x - xn) / fr.h), *k, *s) * weight
+            } else {
+                Vec2::zeros()
+            };
+        }
+    }
+
+    /// w ∂²Ψᵢ/∂x² per node, projected as configured, N/m.
+    fn hessian(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64]) {
+        self.blocks(x, step, weight, out, self.projection == Projection::Clamp);
+    }
+
+    fn hessian_is_psd(&self) -> bool {
+        self.projection == Projection::Clamp
+    }
+
+    fn psd_hessian(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64]) {
+        self.blocks(x, step, weight, out, true);
     }
 }

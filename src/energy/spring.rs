@@ -9,6 +9,8 @@
 
 use rayon::prelude::*;
 
+pub use super::term::Projection;
+use super::term::{Elements, Energy, StepState};
 use super::{Mat2, Vec2};
 
 /// Meshes with at least this many edges are evaluated in parallel (rayon); below it the thread
@@ -50,109 +52,139 @@ pub fn element_hessian_block_psd(d: &Vec2, l2: f64, k: f64) -> Mat2 {
     ddt * along + (Mat2::identity() - ddt) * across
 }
 
-/// How the edge Hessian is made positive semi-definite.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Projection {
-    /// Negative eigenvalues clamped to zero (SPEC.md §2, the book's).
-    #[default]
-    Clamp,
-    /// No projection: the exact edge Hessian ([`element_hessian_block`]). The inertia term
-    /// M keeps the sum positive definite unless springs are compressed hard, and the solver
-    /// falls back to `Clamp` for an iteration whose Cholesky factorisation fails. Clamping
-    /// raises the model's curvature across every compressed spring, so the Newton step is too
-    /// short and convergence linear while the refined square is squashed on landing
-    /// (docs/refinement.md).
-    None,
-}
-
-/// Σ ψ over all edges, J.
-pub fn value(
-    x: &[Vec2],
-    edges: &[[usize; 2]],
-    rest_l2: &[f64],
+/// Mass-spring elasticity as a term of E: Σ ψ over the edges, each edge an element of two nodes.
+#[derive(Clone, Debug)]
+pub struct SpringEnergy {
+    /// Edge endpoints.
+    edges: Vec<[usize; 2]>,
+    /// Squared rest length of every edge, m².
+    rest_l2: Vec<f64>,
+    /// Stiffness k, N/m.
     k: f64,
-    partials: &mut [f64],
-) -> f64 {
-    let f = |(e, l2): (&[usize; 2], &f64)| element_value(&(x[e[0]] - x[e[1]]), *l2, k);
-    if edges.len() < PARALLEL_EDGES {
-        return edges.iter().zip(rest_l2).map(f).sum();
-    }
-    partials
-        .par_iter_mut()
-        .zip(edges.par_chunks(CHUNK).zip(rest_l2.par_chunks(CHUNK)))
-        .for_each(|(p, (e, l))| *p = e.iter().zip(l).map(f).sum());
-    partials[..edges.len().div_ceil(CHUNK)].iter().sum()
-}
-
-/// Adds `scale` · ∂Ψ/∂x to `grad`; `edge_buf` (one entry per edge) holds per-edge gradients
-/// when the mesh is evaluated in parallel.
-pub fn gradient(
-    x: &[Vec2],
-    edges: &[[usize; 2]],
-    rest_l2: &[f64],
-    k: f64,
-    scale: f64,
-    edge_buf: &mut [Vec2],
-    grad: &mut [Vec2],
-) {
-    if edges.len() < PARALLEL_EDGES {
-        for (e, l2) in edges.iter().zip(rest_l2) {
-            let g = element_gradient(&(x[e[0]] - x[e[1]]), *l2, k) * scale;
-            grad[e[0]] += g;
-            grad[e[1]] -= g;
-        }
-        return;
-    }
-    edge_buf
-        .par_iter_mut()
-        .zip(edges.par_iter().zip(rest_l2.par_iter()))
-        .with_min_len(CHUNK)
-        .for_each(|(out, (e, l2))| *out = element_gradient(&(x[e[0]] - x[e[1]]), *l2, k) * scale);
-    for (e, g) in edges.iter().zip(edge_buf.iter()) {
-        grad[e[0]] += g;
-        grad[e[1]] -= g;
-    }
-}
-
-/// Writes `scale` · PSD(H_d) of every edge into `blocks` (one per edge); the assembler expands
-/// each into the element Hessian [[B, −B], [−B, B]].
-pub fn hessian(
-    x: &[Vec2],
-    edges: &[[usize; 2]],
-    rest_l2: &[f64],
-    k: f64,
-    scale: f64,
-    blocks: &mut [Mat2],
-) {
-    hessian_projected(x, edges, rest_l2, k, scale, Projection::Clamp, blocks)
-}
-
-/// [`hessian`] with the projection chosen.
-pub fn hessian_projected(
-    x: &[Vec2],
-    edges: &[[usize; 2]],
-    rest_l2: &[f64],
-    k: f64,
-    scale: f64,
+    /// How the edge Hessian is made PSD.
     projection: Projection,
-    blocks: &mut [Mat2],
-) {
-    let block = match projection {
-        Projection::Clamp => element_hessian_block_psd,
-        Projection::None => element_hessian_block,
-    };
-    let f = |(out, (e, l2)): (&mut Mat2, (&[usize; 2], &f64))| {
-        *out = block(&(x[e[0]] - x[e[1]]), *l2, k) * scale
-    };
-    if edges.len() < PARALLEL_EDGES {
-        blocks.iter_mut().zip(edges.iter().zip(rest_l2)).for_each(f);
-    } else {
-        blocks
+}
+
+impl SpringEnergy {
+    /// The term over `edges` with squared rest lengths `rest_l2` (m²), stiffness `k` (N/m)
+    /// and the Hessian `projection`.
+    pub fn new(edges: Vec<[usize; 2]>, rest_l2: Vec<f64>, k: f64, projection: Projection) -> Self {
+        SpringEnergy {
+            edges,
+            rest_l2,
+            k,
+            projection,
+        }
+    }
+
+    /// Every edge's [[B, −B], [−B, B]] with B = w · `block`(d), column-major 4×4.
+    fn blocks(&self, x: &[Vec2], weight: f64, out: &mut [f64], block: fn(&Vec2, f64, f64) -> Mat2) {
+        let k = self.k;
+        let f = |(out, (e, l2)): (&mut [f64], (&[usize; 2], &f64))| {
+            write_pair_block(&(block(&(x[e[0]] - x[e[1]]), *l2, k) * weight), out)
+        };
+        let elements = self.edges.iter().zip(&self.rest_l2);
+        if self.edges.len() < PARALLEL_EDGES {
+            out.chunks_exact_mut(16).zip(elements).for_each(f);
+        } else {
+            out.par_chunks_exact_mut(16)
+                .zip(self.edges.par_iter().zip(self.rest_l2.par_iter()))
+                .with_min_len(CHUNK)
+                .for_each(f);
+        }
+    }
+}
+
+/// Writes the two-node element block [[B, −B], [−B, B]] column-major into `out` (16 entries).
+#[inline]
+fn write_pair_block(b: &Mat2, out: &mut [f64]) {
+    for c in 0..2 {
+        for r in 0..2 {
+            let v = b[(r, c)];
+            out[4 * c + r] = v;
+            out[4 * (c + 2) + r + 2] = v;
+            out[4 * (c + 2) + r] = -v;
+            out[4 * c + r + 2] = -v;
+        }
+    }
+}
+
+impl Energy for SpringEnergy {
+    fn name(&self) -> &'static str {
+        "spring"
+    }
+
+    fn elements(&self) -> Elements<'_> {
+        Elements::Tuples {
+            k: 2,
+            nodes: self.edges.as_flattened(),
+        }
+    }
+
+    /// w Σ ψ, J; meshes of [`PARALLEL_EDGES`] edges or more are summed in parallel in fixed
+    /// chunks of [`CHUNK`] edges (deterministic), with the partial sums on the stack up to 128
+    /// chunks (524 288 edges).
+    fn value(&self, x: &[Vec2], _step: &StepState, weight: f64) -> f64 {
+        let k = self.k;
+        let f = |(e, l2): (&[usize; 2], &f64)| element_value(&(x[e[0]] - x[e[1]]), *l2, k);
+        if self.edges.len() < PARALLEL_EDGES {
+            return weight * self.edges.iter().zip(&self.rest_l2).map(f).sum::<f64>();
+        }
+        let chunks = self.edges.len().div_ceil(CHUNK);
+        let mut stack = [0.0f64; 128];
+        let mut heap = Vec::new();
+        let partials = if chunks <= stack.len() {
+            &mut stack[..chunks]
+        } else {
+            heap.resize(chunks, 0.0);
+            &mut heap[..]
+        };
+        partials
             .par_iter_mut()
-            .zip(edges.par_iter().zip(rest_l2.par_iter()))
-            .with_min_len(CHUNK)
-            .for_each(f);
+            .zip(
+                self.edges
+                    .par_chunks(CHUNK)
+                    .zip(self.rest_l2.par_chunks(CHUNK)),
+            )
+            .for_each(|(p, (e, l))| *p = e.iter().zip(l).map(f).sum());
+        weight * partials.iter().sum::<f64>()
+    }
+
+    /// [w ∂ψ/∂x_a, −w ∂ψ/∂x_a] per edge, N.
+    fn gradient(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [Vec2]) {
+        let k = self.k;
+        let f = |(out, (e, l2)): (&mut [Vec2], (&[usize; 2], &f64))| {
+            let g = element_gradient(&(x[e[0]] - x[e[1]]), *l2, k) * weight;
+            out[0] = g;
+            out[1] = -g;
+        };
+        if self.edges.len() < PARALLEL_EDGES {
+            out.chunks_exact_mut(2)
+                .zip(self.edges.iter().zip(&self.rest_l2))
+                .for_each(f);
+        } else {
+            out.par_chunks_exact_mut(2)
+                .zip(self.edges.par_iter().zip(self.rest_l2.par_iter()))
+                .with_min_len(CHUNK)
+                .for_each(f);
+        }
+    }
+
+    /// w [[H_d, −H_d], [−H_d, H_d]] per edge, H_d projected as configured, N/m.
+    fn hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
+        let block = match self.projection {
+            Projection::Clamp => element_hessian_block_psd,
+            Projection::None => element_hessian_block,
+        };
+        self.blocks(x, weight, out, block);
+    }
+
+    fn hessian_is_psd(&self) -> bool {
+        self.projection == Projection::Clamp
+    }
+
+    fn psd_hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
+        self.blocks(x, weight, out, element_hessian_block_psd);
     }
 }
 

@@ -1,11 +1,13 @@
 //! Sparse assembly into a fixed pattern and the sparse Cholesky solve.
 //!
 //! The pattern of the (lower triangle of the) Hessian is built once per mesh with
-//! nalgebra-sparse from the triplets of every node's full 2×2 diagonal block and every edge's
-//! 2×2 off-diagonal block, so it never changes whatever the contact state. Each iteration only
-//! zeroes the values and scatters the blocks into precomputed slots, then runs faer's numeric
-//! Cholesky into a preallocated factor with a preallocated workspace: no allocation, no symbolic
-//! analysis after construction.
+//! nalgebra-sparse as the union of the element blocks of every term (the node tuples each
+//! [`Elements`] declares: single nodes, springs' node pairs, ...), so it never changes whatever
+//! the contact state. With it an element-to-slot map is built: for every entry of every element
+//! block that lands in the lower triangle, the index of its value in the CSC arrays. Each
+//! iteration only zeroes the values and scatters the terms' element blocks through that map,
+//! then runs faer's numeric Cholesky into a preallocated factor with a preallocated workspace:
+//! no allocation, no symbolic analysis after construction.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
@@ -16,7 +18,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 use nalgebra_sparse::{CooMatrix, CscMatrix};
 
-use crate::energy::Mat2;
+use crate::energy::Elements;
 
 /// Errors of the linear solve.
 #[derive(Debug, thiserror::Error)]
@@ -32,20 +34,24 @@ pub enum LinearSolveError {
     Symbolic(String),
 }
 
-/// Slots of the 3 lower entries (0,0), (1,0), (1,1) of a node's diagonal block.
-type DiagSlots = [usize; 3];
-/// Slots of the 4 entries (r, c), r, c ∈ {0, 1}, of an edge's off-diagonal block
-/// (rows of the higher node, columns of the lower node: all in the lower triangle).
-type OffSlots = [usize; 4];
+/// Where one entry of a term's element-block buffer goes: `block` indexes the buffer
+/// ([`crate::energy::Energy::hessian`]'s layout), `slot` the CSC values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Scatter {
+    block: usize,
+    slot: usize,
+}
 
 /// The Hessian in its fixed pattern with its Cholesky factor.
 pub struct HessianSystem {
     /// Lower triangle, CSC, values refilled per iteration.
     matrix: CscMatrix<f64>,
-    diag_slots: Vec<DiagSlots>,
-    edge_slots: Vec<OffSlots>,
-    /// Edge endpoints, (lo, hi) ordered as the off-diagonal block's columns and rows.
-    edges: Vec<[usize; 2]>,
+    /// Per term, every lower-triangle entry of its element blocks, element by element.
+    scatter: Vec<Vec<Scatter>>,
+    /// The order terms are scattered in: by nodes per element (node terms first), then in
+    /// the order given. Each value is then summed in the order the solver has always used
+    /// (the node blocks, then the springs), so the book cases keep their last bits.
+    order: Vec<usize>,
     symbolic: SymbolicCholesky<usize>,
     l_values: Vec<f64>,
     workspace: MemBuffer,
@@ -54,6 +60,26 @@ pub struct HessianSystem {
     pub symbolic_factorisations: usize,
     /// Numeric factorisations done: counted in [`HessianSystem::factorize`].
     pub numeric_factorisations: usize,
+}
+
+/// Calls `f(index in the column-major 2k×2k block, global row, global column)` for every entry
+/// of an element of `k` nodes (the j-th being `node(j)`) that lands in the lower triangle. Every
+/// entry of the full block is visited, so an element naming one node twice still sums right.
+fn for_lower_entries(
+    k: usize,
+    node: impl Fn(usize) -> usize,
+    mut f: impl FnMut(usize, usize, usize),
+) {
+    let dofs = 2 * k;
+    for c in 0..dofs {
+        let col = 2 * node(c / 2) + c % 2;
+        for r in 0..dofs {
+            let row = 2 * node(r / 2) + r % 2;
+            if row >= col {
+                f(dofs * c + r, row, col);
+            }
+        }
+    }
 }
 
 /// faer's symbolic Cholesky analysis (AMD ordering, elimination tree, the factor's pattern) of
@@ -90,47 +116,46 @@ fn slot(m: &CscMatrix<f64>, row: usize, col: usize) -> usize {
 }
 
 impl HessianSystem {
-    /// Builds the pattern for `n_nodes` nodes and `edges`, and the symbolic factorisation.
-    pub fn new(n_nodes: usize, edges: &[[usize; 2]]) -> Result<Self, LinearSolveError> {
+    /// Builds the pattern for `n_nodes` nodes as the union of the element blocks of `terms`
+    /// (one [`Elements`] per term, in the order their block buffers will be passed to
+    /// [`HessianSystem::assemble`]), the element-to-slot map and the symbolic factorisation.
+    pub fn new(n_nodes: usize, terms: &[Elements]) -> Result<Self, LinearSolveError> {
         let n = 2 * n_nodes;
         let mut coo = CooMatrix::<f64>::new(n, n);
-        for i in 0..n_nodes {
-            for (r, c) in [(0, 0), (1, 0), (1, 1)] {
-                coo.push(2 * i + r, 2 * i + c, 0.0);
-            }
-        }
-        let ordered: Vec<[usize; 2]> = edges.iter().map(|&[a, b]| [a.min(b), a.max(b)]).collect();
-        for &[lo, hi] in &ordered {
-            if lo == hi {
-                continue;
-            }
-            for r in 0..2 {
-                for c in 0..2 {
-                    coo.push(2 * hi + r, 2 * lo + c, 0.0);
-                }
+        for elements in terms {
+            let k = elements.nodes_per_element();
+            for e in 0..elements.len() {
+                for_lower_entries(
+                    k,
+                    |j| elements.node(e, j),
+                    |_, row, col| coo.push(row, col, 0.0),
+                );
             }
         }
         let matrix = CscMatrix::from(&coo);
-        let diag_slots = (0..n_nodes)
-            .map(|i| {
-                [
-                    slot(&matrix, 2 * i, 2 * i),
-                    slot(&matrix, 2 * i + 1, 2 * i),
-                    slot(&matrix, 2 * i + 1, 2 * i + 1),
-                ]
-            })
-            .collect();
-        let edge_slots = ordered
+        let scatter = terms
             .iter()
-            .map(|&[lo, hi]| {
-                [
-                    slot(&matrix, 2 * hi, 2 * lo),
-                    slot(&matrix, 2 * hi, 2 * lo + 1),
-                    slot(&matrix, 2 * hi + 1, 2 * lo),
-                    slot(&matrix, 2 * hi + 1, 2 * lo + 1),
-                ]
+            .map(|elements| {
+                let k = elements.nodes_per_element();
+                let block_len = 4 * k * k;
+                let mut entries = Vec::new();
+                for e in 0..elements.len() {
+                    for_lower_entries(
+                        k,
+                        |j| elements.node(e, j),
+                        |local, row, col| {
+                            entries.push(Scatter {
+                                block: block_len * e + local,
+                                slot: slot(&matrix, row, col),
+                            })
+                        },
+                    );
+                }
+                entries
             })
             .collect();
+        let mut order: Vec<usize> = (0..terms.len()).collect();
+        order.sort_by_key(|&t| terms[t].nodes_per_element());
         let mut symbolic_factorisations = 0;
         let symbolic = analyse(&matrix, &mut symbolic_factorisations)?;
         let req = StackReq::any_of(&[
@@ -143,9 +168,8 @@ impl HessianSystem {
             workspace: MemBuffer::new(req),
             symbolic,
             matrix,
-            diag_slots,
-            edge_slots,
-            edges: ordered,
+            scatter,
+            order,
             symbolic_factorisations,
             numeric_factorisations: 0,
         })
@@ -156,27 +180,17 @@ impl HessianSystem {
         self.matrix.nrows()
     }
 
-    /// Refill the values from per-node diagonal blocks and per-edge spring blocks B (the edge's
-    /// element Hessian being [[B, −B], [−B, B]]).
-    pub fn assemble(&mut self, diag: &[Mat2], edge_blocks: &[Mat2]) {
+    /// Refill the values from every term's element blocks (`blocks[t]` laid out as
+    /// [`crate::energy::Energy::hessian`] writes them, for the t-th [`Elements`] given to
+    /// [`HessianSystem::new`]).
+    pub fn assemble(&mut self, blocks: &[Vec<f64>]) {
         let vals = self.matrix.values_mut();
         vals.fill(0.0);
-        for (s, d) in self.diag_slots.iter().zip(diag) {
-            vals[s[0]] += d[(0, 0)];
-            vals[s[1]] += d[(1, 0)];
-            vals[s[2]] += d[(1, 1)];
-        }
-        for ((e, s), b) in self.edges.iter().zip(&self.edge_slots).zip(edge_blocks) {
-            for node in e {
-                let d = &self.diag_slots[*node];
-                vals[d[0]] += b[(0, 0)];
-                vals[d[1]] += b[(1, 0)];
-                vals[d[2]] += b[(1, 1)];
+        for &t in &self.order {
+            let term = &blocks[t];
+            for s in &self.scatter[t] {
+                vals[s.slot] += term[s.block];
             }
-            vals[s[0]] -= b[(0, 0)];
-            vals[s[1]] -= b[(0, 1)];
-            vals[s[2]] -= b[(1, 0)];
-            vals[s[3]] -= b[(1, 1)];
         }
     }
 
@@ -222,8 +236,8 @@ impl HessianSystem {
         llt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, stack);
     }
 
-    /// The assembled lower triangle (for tests and diagnostics).
-    pub fn matrix(&self) -> &CscMatrix<f64> {
+    /// The assembled lower triangle.
+    pub(crate) fn matrix(&self) -> &CscMatrix<f64> {
         &self.matrix
     }
 }
@@ -231,16 +245,112 @@ impl HessianSystem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::DMatrix;
+
+    /// The dense matrix that the element blocks `blocks` of `elements` sum to (every entry of
+    /// every block added at its global row and column): the reference the map must match.
+    fn dense_reference(n_nodes: usize, terms: &[Elements], blocks: &[Vec<f64>]) -> DMatrix<f64> {
+        let mut dense = DMatrix::<f64>::zeros(2 * n_nodes, 2 * n_nodes);
+        for (elements, block) in terms.iter().zip(blocks) {
+            let k = elements.nodes_per_element();
+            let dofs = 2 * k;
+            for e in 0..elements.len() {
+                let local = &block[dofs * dofs * e..dofs * dofs * (e + 1)];
+                let global = |i: usize| 2 * elements.node(e, i / 2) + i % 2;
+                for c in 0..dofs {
+                    for r in 0..dofs {
+                        dense[(global(r), global(c))] += local[dofs * c + r];
+                    }
+                }
+            }
+        }
+        dense
+    }
+
+    /// Symmetric element blocks with distinct, recognisable entries.
+    fn symmetric_blocks(elements: &Elements, seed: f64) -> Vec<f64> {
+        let dofs = 2 * elements.nodes_per_element();
+        let mut out = vec![0.0; elements.hessian_len()];
+        for e in 0..elements.len() {
+            for c in 0..dofs {
+                for r in 0..dofs {
+                    let (i, j) = (r.max(c), r.min(c));
+                    out[dofs * dofs * e + dofs * c + r] =
+                        seed + (e * 100 + i * 10 + j) as f64 + if i == j { 1e3 } else { 0.0 };
+                }
+            }
+        }
+        out
+    }
+
+    /// The map puts every element's block where a dense assembly does, for node terms, pairs
+    /// in either order, a triangle of three nodes and a degenerate pair naming one node twice.
+    #[test]
+    fn map_places_blocks_where_a_dense_assembly_does() {
+        let pairs = [0, 1, 3, 1, 2, 2];
+        let triangle = [4, 0, 2];
+        let terms = [
+            Elements::EachNode(5),
+            Elements::Tuples {
+                k: 2,
+                nodes: &pairs,
+            },
+            Elements::Tuples {
+                k: 3,
+                nodes: &triangle,
+            },
+            Elements::NONE,
+        ];
+        let blocks: Vec<Vec<f64>> = terms
+            .iter()
+            .enumerate()
+            .map(|(t, e)| symmetric_blocks(e, 0.25 * t as f64))
+            .collect();
+        let mut sys = HessianSystem::new(5, &terms).unwrap();
+        sys.assemble(&blocks);
+        let expect = dense_reference(5, &terms, &blocks);
+        let mut got = DMatrix::<f64>::zeros(10, 10);
+        for (row, col, v) in sys.matrix().triplet_iter() {
+            assert!(row >= col, "lower triangle only");
+            got[(row, col)] = *v;
+            got[(col, row)] = *v;
+        }
+        // Each value is a sum of at most four exactly representable numbers below 2¹²: exact.
+        assert_eq!(got, expect);
+        // The pattern holds the union of the blocks and nothing else: (4, 1) and (3, 0) are
+        // coupled by no element.
+        let pattern = |r: usize, c: usize| {
+            sys.matrix()
+                .triplet_iter()
+                .any(|(row, col, _)| (row, col) == (r, c))
+        };
+        assert!(pattern(2 * 3, 2 * 1) && pattern(2 * 4 + 1, 0));
+        assert!(!pattern(2 * 4, 2 * 1) && !pattern(2 * 3, 0));
+    }
 
     #[test]
     fn assembles_and_solves_a_spring_chain() {
         // Three nodes, two edges; mass 1 on each diagonal, spring block B = diag(2, 3).
-        let mut sys = HessianSystem::new(3, &[[0, 1], [2, 1]]).unwrap();
-        let diag = vec![Mat2::identity(); 3];
-        let b = Mat2::new(2.0, 0.5, 0.5, 3.0);
-        sys.assemble(&diag, &[b, b]);
+        let edges = [0, 1, 2, 1];
+        let terms = [
+            Elements::EachNode(3),
+            Elements::Tuples {
+                k: 2,
+                nodes: &edges,
+            },
+        ];
+        let mut sys = HessianSystem::new(3, &terms).unwrap();
+        let b = nalgebra::Matrix2::new(2.0, 0.5, 0.5, 3.0);
+        let node_blocks: Vec<f64> = (0..3).flat_map(|_| [1.0, 0.0, 0.0, 1.0]).collect();
+        let mut pair = nalgebra::Matrix4::zeros();
+        pair.fixed_view_mut::<2, 2>(0, 0).copy_from(&b);
+        pair.fixed_view_mut::<2, 2>(2, 2).copy_from(&b);
+        pair.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-b));
+        pair.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-b));
+        let pair_blocks: Vec<f64> = (0..2).flat_map(|_| pair.as_slice().to_vec()).collect();
+        sys.assemble(&[node_blocks, pair_blocks]);
         // Dense reference.
-        let mut dense = nalgebra::DMatrix::<f64>::identity(6, 6);
+        let mut dense = DMatrix::<f64>::identity(6, 6);
         for [p, q] in [[0usize, 1usize], [2, 1]] {
             for r in 0..2 {
                 for c in 0..2 {
@@ -274,8 +384,8 @@ mod tests {
 
     #[test]
     fn indefinite_matrix_is_an_error() {
-        let mut sys = HessianSystem::new(1, &[]).unwrap();
-        sys.assemble(&[Mat2::new(1.0, 0.0, 0.0, -1.0)], &[]);
+        let mut sys = HessianSystem::new(1, &[Elements::EachNode(1)]).unwrap();
+        sys.assemble(&[vec![1.0, 0.0, 0.0, -1.0]]);
         assert!(matches!(
             sys.factorize(),
             Err(LinearSolveError::NotPositiveDefinite { .. })

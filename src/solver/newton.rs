@@ -1,13 +1,17 @@
 //! One implicit Euler step by projected Newton (SPEC.md §2), and the simulation state.
 
-use crate::energy::{
-    Mat2, Vec2, barrier, barrier::Barrier, friction, friction::Friction, gravity, inertia, spring,
-};
+use crate::energy::barrier::{self, Barrier, BarrierEnergy};
+use crate::energy::friction::{Friction, FrictionEnergy};
+use crate::energy::gravity::GravityEnergy;
+use crate::energy::inertia::InertiaEnergy;
+use crate::energy::spring::SpringEnergy;
+use crate::energy::{Energy, Projection, StepState, Vec2};
 use crate::scene::{Mesh, Scene, case::Lagging};
 
 use super::assembly::{HessianSystem, LinearSolveError};
 use super::lagging;
 use super::line_search::{self, LineSearchResult};
+use super::potential::IncrementalPotential;
 
 /// A step that could not be completed. Every variant carries the step and enough to diagnose it.
 #[derive(Debug, thiserror::Error)]
@@ -110,7 +114,8 @@ pub struct StepStats {
     pub lagging_unconverged: bool,
 }
 
-/// Preallocated buffers of the Newton loop (no allocation per iteration).
+/// Preallocated buffers of the Newton loop (no allocation per iteration; the terms' element
+/// buffers live in the [`IncrementalPotential`]).
 struct Workspace {
     x_tilde: Vec<Vec2>,
     x_n: Vec<Vec2>,
@@ -118,16 +123,55 @@ struct Workspace {
     p: Vec<Vec2>,
     trial: Vec<Vec2>,
     rhs: Vec<f64>,
-    diag: Vec<Mat2>,
-    edge_blocks: Vec<Mat2>,
-    edge_grad: Vec<Vec2>,
     relag_kinetic: Vec<f64>,
     relag_static: Vec<f64>,
 }
 
+/// What the Newton step reads besides the energies, copied from the scene once (SPEC.md §2,
+/// §6): the step, the stopping rule, the line search's bounds and friction's lagging.
+#[derive(Clone, Copy, Debug)]
+struct NewtonSettings {
+    /// Time step h, s.
+    h: f64,
+    /// Newton tolerance on ‖p‖∞/h, m/s.
+    tol: f64,
+    /// Newton iteration bound per step.
+    max_iterations: usize,
+    /// Line-search halving bound.
+    max_halvings: usize,
+    /// The tunnelling filter's fraction.
+    filter_fraction: f64,
+    /// Kinetic and static friction coefficients μ_k, μ_s.
+    mu: f64,
+    mu_static: f64,
+    /// How friction's normal force is lagged, its tolerance and pass bound.
+    lagging: Lagging,
+    lagging_tol: f64,
+    max_lagging: usize,
+}
+
+impl NewtonSettings {
+    fn of(scene: &Scene) -> Self {
+        NewtonSettings {
+            h: scene.h,
+            tol: scene.tol,
+            max_iterations: scene.max_iterations,
+            max_halvings: scene.max_halvings,
+            filter_fraction: scene.filter_fraction,
+            mu: scene.mu,
+            mu_static: scene.mu_static,
+            lagging: scene.lagging,
+            lagging_tol: scene.lagging_tol,
+            max_lagging: scene.max_lagging,
+        }
+    }
+}
+
 /// The state of a simulation: mesh, scene, positions, velocities and the solver.
 pub struct Simulation {
-    /// The validated scene.
+    /// The validated scene this simulation was built from. The solver copied what it needs at
+    /// construction (the terms of E, [`NewtonSettings`]); changing this afterwards changes
+    /// nothing in the stepping.
     pub scene: Scene,
     /// The mesh.
     pub mesh: Mesh,
@@ -143,6 +187,9 @@ pub struct Simulation {
     /// Completed steps.
     pub step: usize,
     barrier: Barrier,
+    friction: Friction,
+    settings: NewtonSettings,
+    potential: IncrementalPotential,
     system: HessianSystem,
     ws: Workspace,
     /// Measure factor+solve time per step (adds two clock reads per iteration).
@@ -152,7 +199,6 @@ pub struct Simulation {
     pub trace_iterations: bool,
     /// The iterations of the last step, when [`Simulation::trace_iterations`] is set.
     pub iteration_trace: Vec<IterationTrace>,
-    projection: spring::Projection,
 }
 
 /// One Newton iteration, for diagnostics.
@@ -176,13 +222,11 @@ pub struct IterationTrace {
 }
 
 impl Simulation {
-    /// A simulation at t = 0 for `scene`.
+    /// A simulation at t = 0 for `scene`: the square's mesh ([`Mesh::square`]) and the terms of
+    /// E built from it and the scene's constants.
     pub fn new(scene: Scene) -> Result<Simulation, LinearSolveError> {
         let mesh = Mesh::square(&scene);
         let n = mesh.len();
-        let ne = mesh.edges.len();
-        let system = HessianSystem::new(n, &mesh.edges)?;
-        let projection = scene.spring_projection;
         let barrier = Barrier {
             normal: scene.normal,
             point: scene.point,
@@ -190,6 +234,14 @@ impl Simulation {
             kappa: scene.kappa,
             kind: scene.barrier_kind,
         };
+        let friction = Friction {
+            normal: scene.normal,
+            eps_v: scene.eps_v,
+            h: scene.h,
+        };
+        let potential =
+            IncrementalPotential::new(slope_square_terms(&mesh, &scene, &barrier, &friction));
+        let system = HessianSystem::new(n, &potential.hessian_elements())?;
         Ok(Simulation {
             x: mesh.x0.clone(),
             v: vec![scene.velocity; n],
@@ -197,6 +249,9 @@ impl Simulation {
             mu_lambda_static: vec![0.0; n],
             step: 0,
             barrier,
+            friction,
+            settings: NewtonSettings::of(&scene),
+            potential,
             system,
             ws: Workspace {
                 x_tilde: vec![Vec2::zeros(); n],
@@ -205,9 +260,6 @@ impl Simulation {
                 p: vec![Vec2::zeros(); n],
                 trial: vec![Vec2::zeros(); n],
                 rhs: vec![0.0; 2 * n],
-                diag: vec![Mat2::zeros(); n],
-                edge_blocks: vec![Mat2::zeros(); ne],
-                edge_grad: vec![Vec2::zeros(); ne],
                 relag_kinetic: vec![0.0; n],
                 relag_static: vec![0.0; n],
             },
@@ -216,13 +268,12 @@ impl Simulation {
             time_linear_solve: false,
             trace_iterations: false,
             iteration_trace: Vec::new(),
-            projection,
         })
     }
 
     /// Simulated time, s.
     pub fn time(&self) -> f64 {
-        self.step as f64 * self.scene.h
+        self.step as f64 * self.settings.h
     }
 
     /// The slope barrier.
@@ -232,19 +283,15 @@ impl Simulation {
 
     /// Friction constants of a step.
     pub fn friction(&self) -> Friction {
-        Friction {
-            normal: self.scene.normal,
-            eps_v: self.scene.eps_v,
-            h: self.scene.h,
-        }
+        self.friction
     }
 
     /// The friction force −∂Ψ_friction/∂x on node `i` at the current x, with the μλ of the last
     /// step (static/kinetic blend), N.
     pub fn friction_force(&self, i: usize) -> Vec2 {
-        let v = (self.x[i] - self.ws.x_n[i]) / self.scene.h;
+        let v = (self.x[i] - self.ws.x_n[i]) / self.settings.h;
         -self
-            .friction()
+            .friction
             .node_gradient_blended(&v, self.mu_lambda[i], self.mu_lambda_static[i])
     }
 
@@ -265,13 +312,13 @@ impl Simulation {
 
     /// Advance one step of h with the scene's Newton tolerance.
     pub fn step(&mut self) -> Result<StepStats, SolveError> {
-        let tol = self.scene.tol;
+        let tol = self.settings.tol;
         self.step_with_tol(tol)
     }
 
     /// Advance one step of h, stopping Newton when ‖p‖∞/h < `tol` (m/s).
     pub fn step_with_tol(&mut self, tol: f64) -> Result<StepStats, SolveError> {
-        let h = self.scene.h;
+        let h = self.settings.h;
         let step = self.step;
         let t0 = self.time();
         self.begin_step();
@@ -294,7 +341,7 @@ impl Simulation {
                 energy = self.energy_at(&self.x);
                 continue;
             }
-            if iteration >= self.scene.max_iterations {
+            if iteration >= self.settings.max_iterations {
                 return Err(SolveError::NotConverged {
                     step,
                     time: t0,
@@ -358,7 +405,7 @@ impl Simulation {
     /// lagged μλ at xⁿ (SPEC.md §2). [`Simulation::step_with_tol`] starts with it; tests call it
     /// to evaluate the step's E, gradient and Hessian without stepping.
     pub fn begin_step(&mut self) {
-        let h = self.scene.h;
+        let h = self.settings.h;
         for i in 0..self.x.len() {
             self.ws.x_tilde[i] = self.x[i] + self.v[i] * h;
             self.ws.x_n[i] = self.x[i];
@@ -367,8 +414,8 @@ impl Simulation {
             &self.x,
             &self.mesh.contact_area,
             &self.barrier,
-            self.scene.mu,
-            self.scene.mu_static,
+            self.settings.mu,
+            self.settings.mu_static,
             &mut self.mu_lambda,
             &mut self.mu_lambda_static,
         );
@@ -390,24 +437,24 @@ impl Simulation {
     /// Implicit lagging (SPEC.md §6, [`lagging`]): at a converged x, evaluates λ there; returns
     /// true (with the new λ in place) when the step must be solved again.
     fn relag_friction(&mut self, stats: &mut StepStats) -> bool {
-        if self.scene.lagging != Lagging::Implicit {
+        if self.settings.lagging != Lagging::Implicit {
             return false;
         }
         lagging::lag_normal_forces(
             &self.x,
             &self.mesh.contact_area,
             &self.barrier,
-            self.scene.mu,
-            self.scene.mu_static,
+            self.settings.mu,
+            self.settings.mu_static,
             &mut self.ws.relag_kinetic,
             &mut self.ws.relag_static,
         );
         stats.lagging_change =
             lagging::relative_change(&self.mu_lambda_static, &self.ws.relag_static);
-        if stats.lagging_change <= self.scene.lagging_tol {
+        if stats.lagging_change <= self.settings.lagging_tol {
             return false;
         }
-        if stats.lagging_passes >= self.scene.max_lagging {
+        if stats.lagging_passes >= self.settings.max_lagging {
             stats.lagging_unconverged = true;
             return false;
         }
@@ -423,12 +470,12 @@ impl Simulation {
     ) -> Result<LineSearchResult, line_search::LineSearchFailure> {
         let mut trial = std::mem::take(&mut self.ws.trial);
         let p = std::mem::take(&mut self.ws.p);
-        let alpha0 = barrier::max_step(&self.x, &p, &self.barrier, self.scene.filter_fraction);
+        let alpha0 = barrier::max_step(&self.x, &p, &self.barrier, self.settings.filter_fraction);
         let r = line_search::backtrack(
             &self.x,
             &p,
             alpha0,
-            self.scene.max_halvings,
+            self.settings.max_halvings,
             energy_before,
             &mut trial,
             |xt| self.energy_at(xt),
@@ -461,76 +508,29 @@ impl Simulation {
         Ok(min_d)
     }
 
-    /// E(x) of SPEC.md §2 for the current step (x̃, xⁿ, μλ as set by the step), J.
+    /// E(x) of SPEC.md §2 for the current step (x̃, xⁿ, μλ as set by the step), J·s² (kg·m²).
     pub fn energy_at(&self, x: &[Vec2]) -> f64 {
-        let h2 = self.scene.h * self.scene.h;
-        let m = &self.mesh;
-        let spring = spring_value(x, m, self.scene.stiffness);
-        inertia::value(x, &self.ws.x_tilde, &m.mass)
-            + h2 * (spring
-                + gravity::value(x, &m.mass, &self.scene.gravity)
-                + barrier::value(x, &m.contact_area, &self.barrier)
-                + friction::value_blended(
-                    x,
-                    &self.ws.x_n,
-                    &self.mu_lambda,
-                    &self.mu_lambda_static,
-                    &self.friction(),
-                ))
+        let state = StepState {
+            x_tilde: &self.ws.x_tilde,
+            x_n: &self.ws.x_n,
+            mu_lambda_kinetic: &self.mu_lambda,
+            mu_lambda_static: &self.mu_lambda_static,
+        };
+        self.potential.value(x, &state)
     }
 
     /// ∇E into `ws.grad` and the projected Hessian into the system's matrix, at the current x.
     fn assemble(&mut self) {
-        let h = self.scene.h;
-        let h2 = h * h;
-        let fr = self.friction();
-        let m = &self.mesh;
-        let ws = &mut self.ws;
-        ws.grad.fill(Vec2::zeros());
-        inertia::gradient(&self.x, &ws.x_tilde, &m.mass, 1.0, &mut ws.grad);
-        spring::gradient(
-            &self.x,
-            &m.edges,
-            &m.rest_l2,
-            self.scene.stiffness,
-            h2,
-            &mut ws.edge_grad,
-            &mut ws.grad,
-        );
-        gravity::gradient(&m.mass, &self.scene.gravity, h2, &mut ws.grad);
-        barrier::gradient(&self.x, &m.contact_area, &self.barrier, h2, &mut ws.grad);
-        friction::gradient_blended(
-            &self.x,
-            &ws.x_n,
-            &self.mu_lambda,
-            &self.mu_lambda_static,
-            &fr,
-            h2,
-            &mut ws.grad,
-        );
-
-        ws.diag.fill(Mat2::zeros());
-        inertia::hessian(&m.mass, 1.0, &mut ws.diag);
-        barrier::hessian(&self.x, &m.contact_area, &self.barrier, h2, &mut ws.diag);
-        friction::hessian_blended(
-            &self.x,
-            &ws.x_n,
-            &self.mu_lambda,
-            &self.mu_lambda_static,
-            &fr,
-            h2,
-            &mut ws.diag,
-        );
-        spring::hessian_projected(
-            &self.x,
-            &m.edges,
-            &m.rest_l2,
-            self.scene.stiffness,
-            h2,
-            self.projection,
-            &mut ws.edge_blocks,
-        );
-        self.system.assemble(&ws.diag, &ws.edge_blocks);
+        let state = StepState {
+            x_tilde: &self.ws.x_tilde,
+            x_n: &self.ws.x_n,
+            mu_lambda_kinetic: &self.mu_lambda,
+            mu_lambda_static: &self.mu_lambda_static,
+        };
+        self.ws.grad.fill(Vec2::zeros());
+        self.potential.gradient(&self.x, &state, &mut self.ws.grad);
+        self.potential.hessian(&self.x, &state);
+        self.system.assemble(self.potential.blocks());
     }
 
     /// ∇E and the projected Hessian at the current x; solves H p = −∇E into `ws.p`.
@@ -540,10 +540,8 @@ impl Simulation {
         iteration: usize,
         stats: &mut StepStats,
     ) -> Result<(), SolveError> {
-        let h = self.scene.h;
-        let h2 = h * h;
+        let h = self.settings.h;
         self.assemble();
-        let m = &self.mesh;
         let ws = &mut self.ws;
         for (i, g) in ws.grad.iter().enumerate() {
             ws.rhs[2 * i] = -g.x;
@@ -553,20 +551,20 @@ impl Simulation {
         let time = self.step as f64 * h;
         let previous_residual = (iteration > 0).then_some(stats.residual);
         let mut factored = self.system.factorize();
-        if factored.is_err() && self.projection != spring::Projection::Clamp {
-            // The unprojected (or differently projected) spring blocks made H indefinite:
-            // this iteration falls back to the clamped projection of SPEC.md §2.
-            spring::hessian(
-                &self.x,
-                &m.edges,
-                &m.rest_l2,
-                self.scene.stiffness,
-                h2,
-                &mut ws.edge_blocks,
-            );
-            self.system.assemble(&ws.diag, &ws.edge_blocks);
-            factored = self.system.factorize();
-            stats.projection_fallbacks += 1;
+        if factored.is_err() {
+            let state = StepState {
+                x_tilde: &ws.x_tilde,
+                x_n: &ws.x_n,
+                mu_lambda_kinetic: &self.mu_lambda,
+                mu_lambda_static: &self.mu_lambda_static,
+            };
+            // Unprojected blocks (the springs' `Projection::None`) made H indefinite: this
+            // iteration falls back to the clamped projection of SPEC.md §2.
+            if self.potential.project_indefinite_terms(&self.x, &state) {
+                self.system.assemble(self.potential.blocks());
+                factored = self.system.factorize();
+                stats.projection_fallbacks += 1;
+            }
         }
         factored.map_err(|source| SolveError::Linear {
             step,
@@ -587,15 +585,38 @@ impl Simulation {
     }
 }
 
-/// Σ spring energy with a stack buffer for the parallel partial sums (one f64 per
-/// [`spring::CHUNK`] edges; 128 of them cover meshes up to 524 288 edges).
-fn spring_value(x: &[Vec2], m: &Mesh, k: f64) -> f64 {
-    let mut buf = [0.0f64; 128];
-    let need = m.edges.len().div_ceil(spring::CHUNK);
-    if need <= buf.len() {
-        spring::value(x, &m.edges, &m.rest_l2, k, &mut buf[..need])
-    } else {
-        let mut v = vec![0.0; need];
-        spring::value(x, &m.edges, &m.rest_l2, k, &mut v)
-    }
+/// The terms of E for the square on the slope (SPEC.md §2), in the order they are summed:
+/// inertia (weight 1), then springs, gravity, barrier and friction (weight h²).
+fn slope_square_terms(
+    mesh: &Mesh,
+    scene: &Scene,
+    barrier: &Barrier,
+    friction: &Friction,
+) -> Vec<(Box<dyn Energy>, f64)> {
+    let n = mesh.len();
+    let h2 = scene.h * scene.h;
+    vec![
+        (Box::new(InertiaEnergy::new(mesh.mass.clone())), 1.0),
+        (
+            Box::new(SpringEnergy::new(
+                mesh.edges.clone(),
+                mesh.rest_l2.clone(),
+                scene.stiffness,
+                scene.spring_projection,
+            )),
+            h2,
+        ),
+        (
+            Box::new(GravityEnergy::new(mesh.mass.clone(), scene.gravity)),
+            h2,
+        ),
+        (
+            Box::new(BarrierEnergy::new(*barrier, mesh.contact_area.clone())),
+            h2,
+        ),
+        (
+            Box::new(FrictionEnergy::new(*friction, n, Projection::Clamp)),
+            h2,
+        ),
+    ]
 }
