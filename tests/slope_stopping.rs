@@ -40,6 +40,8 @@ struct StepContext {
     x_n: Vec<Vec2>,
     x_tilde: Vec<Vec2>,
     mu_lambda: Vec<f64>,
+    /// The slope, for the test's own distances.
+    barrier: Barrier,
     /// (term, weight): inertia with 1, the potentials with h².
     terms: Vec<(Box<dyn Energy>, f64)>,
 }
@@ -93,6 +95,7 @@ impl StepContext {
                 .map(|(x, v)| x + v * sc.h)
                 .collect(),
             mu_lambda,
+            barrier,
             terms,
         }
     }

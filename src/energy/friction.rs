@@ -228,23 +228,29 @@ impl FrictionEnergy {
         }
     }
 
-    fn blocks(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64], psd: bool) {
-        let fr = &self.friction;
-        let nodes = x
-            .iter()
+    /// Per node, v = (x − xⁿ)/h (m/s), μ_kλ and μ_sλ (N) where the node has a friction bound,
+    /// None where it has none (no contact at xⁿ: no friction).
+    fn nodes<'a>(
+        &'a self,
+        x: &'a [Vec2],
+        step: &'a StepState,
+    ) -> impl Iterator<Item = Option<(Vec2, f64, f64)>> + 'a {
+        x.iter()
             .zip(step.x_n)
             .zip(step.mu_lambda_kinetic)
-            .zip(step.mu_lambda_static);
-        for (o, (((x, xn), k), s)) in out.chunks_exact_mut(4).zip(nodes) {
-            let block = if *k > 0.0 || *s > 0.0 {
-                let v = (x - xn) / fr.h;
-                if psd {
-                    fr.node_hessian_blended(&v, *k, *s) * weight
-                } else {
-                    fr.node_hessian_blended_unprojected(&v, *k, *s) * weight
-                }
-            } else {
-                Mat2::zeros()
+            .zip(step.mu_lambda_static)
+            .map(|(((x, xn), k), s)| {
+                (*k > 0.0 || *s > 0.0).then(|| ((x - xn) / self.friction.h, *k, *s))
+            })
+    }
+
+    fn blocks(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64], psd: bool) {
+        let fr = &self.friction;
+        for (o, node) in out.chunks_exact_mut(4).zip(self.nodes(x, step)) {
+            let block = match node {
+                Some((v, k, s)) if psd => fr.node_hessian_blended(&v, k, s) * weight,
+                Some((v, k, s)) => fr.node_hessian_blended_unprojected(&v, k, s) * weight,
+                None => Mat2::zeros(),
             };
             write_node_block(&block, o);
         }
@@ -262,34 +268,19 @@ impl Energy for FrictionEnergy {
 
     /// w Σ Ψᵢ, J.
     fn value(&self, x: &[Vec2], step: &StepState, weight: f64) -> f64 {
-        let fr = &self.friction;
         let mut sum = 0.0;
-        let nodes = x
-            .iter()
-            .zip(step.x_n)
-            .zip(step.mu_lambda_kinetic)
-            .zip(step.mu_lambda_static);
-        for (((x, xn), k), s) in nodes {
-            if *k > 0.0 || *s > 0.0 {
-                sum += fr.node_value_blended(&((x - xn) / fr.h), *k, *s);
-            }
+        for (v, k, s) in self.nodes(x, step).flatten() {
+            sum += self.friction.node_value_blended(&v, k, s);
         }
         weight * sum
     }
 
     /// w ∂Ψᵢ/∂x per node, N.
     fn gradient(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [Vec2]) {
-        let fr = &self.friction;
-        let nodes = x
-            .iter()
-            .zip(step.x_n)
-            .zip(step.mu_lambda_kinetic)
-            .zip(step.mu_lambda_static);
-        for (o, (((x, xn), k), s)) in out.iter_mut().zip(nodes) {
-            *o = if *k > 0.0 || *s > 0.0 {
-                fr.node_gradient_blended(&((x - xn) / fr.h), *k, *s) * weight
-            } else {
-                Vec2::zeros()
+        for (o, node) in out.iter_mut().zip(self.nodes(x, step)) {
+            *o = match node {
+                Some((v, k, s)) => self.friction.node_gradient_blended(&v, k, s) * weight,
+                None => Vec2::zeros(),
             };
         }
     }

@@ -127,6 +127,18 @@ struct Workspace {
     relag_static: Vec<f64>,
 }
 
+impl Workspace {
+    /// The step's state for E: this step's x̃ and xⁿ, and the lagged μλ given.
+    fn step_state<'a>(&'a self, kinetic: &'a [f64], stat: &'a [f64]) -> StepState<'a> {
+        StepState {
+            x_tilde: &self.x_tilde,
+            x_n: &self.x_n,
+            mu_lambda_kinetic: kinetic,
+            mu_lambda_static: stat,
+        }
+    }
+}
+
 /// What the Newton step reads besides the energies, copied from the scene once (SPEC.md §2,
 /// §6): the step, the stopping rule, the line search's bounds and friction's lagging.
 #[derive(Clone, Copy, Debug)]
@@ -402,8 +414,10 @@ impl Simulation {
     }
 
     /// Sets what a step's E depends on from the current state: x̃ = xⁿ + h vⁿ, xⁿ, and the
-    /// lagged μλ at xⁿ (SPEC.md §2). [`Simulation::step_with_tol`] starts with it; tests call it
-    /// to evaluate the step's E, gradient and Hessian without stepping.
+    /// lagged μλ at xⁿ (SPEC.md §2). [`Simulation::step_with_tol`] starts with it. Public only
+    /// for tests/derivatives.rs, which evaluates a step's E, gradient and Hessian without
+    /// stepping; hidden from the documented API.
+    #[doc(hidden)]
     pub fn begin_step(&mut self) {
         let h = self.settings.h;
         for i in 0..self.x.len() {
@@ -423,7 +437,10 @@ impl Simulation {
 
     /// ∇E at `x` (per node, kg·m) and the lower triangle of the projected Hessian (kg) as the
     /// solver assembles them for its linear solve, for the step set by
-    /// [`Simulation::begin_step`]. Allocates: for tests, not for the Newton loop.
+    /// [`Simulation::begin_step`]. Allocates: public only for tests/derivatives.rs (the
+    /// assembled system against finite differences of [`Simulation::energy_at`]), hidden from
+    /// the documented API, not for the Newton loop.
+    #[doc(hidden)]
     pub fn assembled_gradient_and_hessian(
         &mut self,
         x: &[Vec2],
@@ -510,17 +527,13 @@ impl Simulation {
 
     /// E(x) of SPEC.md §2 for the current step (x̃, xⁿ, μλ as set by the step), J·s² (kg·m²).
     pub fn energy_at(&self, x: &[Vec2]) -> f64 {
-        let state = StepState {
-            x_tilde: &self.ws.x_tilde,
-            x_n: &self.ws.x_n,
-            mu_lambda_kinetic: &self.mu_lambda,
-            mu_lambda_static: &self.mu_lambda_static,
-        };
+        let state = self.ws.step_state(&self.mu_lambda, &self.mu_lambda_static);
         self.potential.value(x, &state)
     }
 
     /// ∇E into `ws.grad` and the projected Hessian into the system's matrix, at the current x.
     fn assemble(&mut self) {
+        // Field by field: `ws.grad` is written while x̃ and xⁿ are read.
         let state = StepState {
             x_tilde: &self.ws.x_tilde,
             x_n: &self.ws.x_n,
@@ -552,12 +565,7 @@ impl Simulation {
         let previous_residual = (iteration > 0).then_some(stats.residual);
         let mut factored = self.system.factorize();
         if factored.is_err() {
-            let state = StepState {
-                x_tilde: &ws.x_tilde,
-                x_n: &ws.x_n,
-                mu_lambda_kinetic: &self.mu_lambda,
-                mu_lambda_static: &self.mu_lambda_static,
-            };
+            let state = ws.step_state(&self.mu_lambda, &self.mu_lambda_static);
             // Unprojected blocks (the springs' `Projection::None`) made H indefinite: this
             // iteration falls back to the clamped projection of SPEC.md §2.
             if self.potential.project_indefinite_terms(&self.x, &state) {
