@@ -408,6 +408,66 @@ fn friction_sticking_in_transition_and_slipping() {
     }
 }
 
+/// A term that is another one with its gradient or its Hessian off by a relative 1e-3: the
+/// harness must reject both (a check that passes whatever the derivatives are asserts nothing).
+struct Skewed<'a> {
+    term: &'a dyn Energy,
+    gradient_factor: f64,
+    hessian_factor: f64,
+}
+
+impl Energy for Skewed<'_> {
+    fn name(&self) -> &'static str {
+        "skewed"
+    }
+    fn elements(&self) -> stickslip::energy::Elements<'_> {
+        self.term.elements()
+    }
+    fn value(&self, x: &[V2], step: &StepState, weight: f64) -> f64 {
+        self.term.value(x, step, weight)
+    }
+    fn gradient(&self, x: &[V2], step: &StepState, weight: f64, out: &mut [V2]) {
+        self.term
+            .gradient(x, step, weight * self.gradient_factor, out);
+    }
+    fn hessian(&self, x: &[V2], step: &StepState, weight: f64, out: &mut [f64]) {
+        self.term
+            .hessian(x, step, weight * self.hessian_factor, out);
+    }
+}
+
+#[test]
+fn the_harness_rejects_a_gradient_or_hessian_off_by_a_thousandth() {
+    let (normal, point) = slope();
+    let bar = Barrier {
+        normal,
+        point,
+        dhat: 0.01,
+        kappa: 1e5,
+        kind: BarrierKind::Book,
+    };
+    let x = vec![point + normal * 0.005];
+    let (zeros, no_mu) = (vec![V2::zeros(); 1], vec![0.0; 1]);
+    let step = state(&zeros, &zeros, &no_mu, &no_mu);
+    let term = BarrierEnergy::new(bar, vec![0.25]);
+    let delta = [1e-4 * 0.005];
+    check_energy(&term, &x, &step, &delta, &[0.0]);
+    for (g, h) in [(1.001, 1.0), (1.0, 1.001)] {
+        let skewed = Skewed {
+            term: &term,
+            gradient_factor: g,
+            hessian_factor: h,
+        };
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            check_energy(&skewed, &x, &step, &delta, &[0.0])
+        }));
+        assert!(
+            caught.is_err(),
+            "gradient ×{g}, Hessian ×{h} passed the harness"
+        );
+    }
+}
+
 /// The gradient and Hessian `Simulation` assembles for its linear solve (sparse pattern,
 /// projected blocks, every term scaled as in E) against central differences of the E that its
 /// line search evaluates (`energy_at`), at one step of the μ = 0.11 case set up by hand: the

@@ -6,6 +6,7 @@
 //! H_d = (2k/l²)(2 d dᵀ + (‖d‖² − l²) I) has the eigenpairs (2k/l²)(3‖d‖² − l²) along d and
 //! (2k/l²)(‖d‖² − l²) across it. The projection is done in that closed form (an exact eigen
 //! decomposition; the test below checks it against the general eigensolver on the 4×4 element).
+//! As a term of E ([`SpringEnergy`]) every edge is an element of two nodes.
 
 use rayon::prelude::*;
 

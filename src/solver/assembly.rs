@@ -324,8 +324,9 @@ mod tests {
                 .triplet_iter()
                 .any(|(row, col, _)| (row, col) == (r, c))
         };
-        assert!(pattern(2 * 3, 2 * 1) && pattern(2 * 4 + 1, 0));
-        assert!(!pattern(2 * 4, 2 * 1) && !pattern(2 * 3, 0));
+        let x_of = |node: usize| 2 * node;
+        assert!(pattern(x_of(3), x_of(1)) && pattern(x_of(4) + 1, x_of(0)));
+        assert!(!pattern(x_of(4), x_of(1)) && !pattern(x_of(3), x_of(0)));
     }
 
     #[test]
