@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use plotters::prelude::*;
-use stickslip::app::plot::{plotters_font, write_png};
+use stickslip::app::graphics::write_png;
+use stickslip::app::plot::plotters_font;
 use stickslip::app::runner::{RunOptions, nearest_rank, run};
 use stickslip::app::verdict::Verdict;
 use stickslip::scene::{Override, Scene};
