@@ -17,7 +17,7 @@ fn main() {
         Err(e) => {
             eprintln!(
                 "stickslip: error: {}",
-                stickslip::app::console::one_line(&e.to_string())
+                stickslip::console::one_line(&e.to_string())
             );
             std::process::exit(e.exit_code());
         }

@@ -185,9 +185,9 @@ fn no_cycle_between_the_submodules_of_app() {
     let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
     let graph = app_graph(&app);
     // Edges that certainly exist, or the graph proves nothing.
-    assert!(graph["cli"].contains("view"), "{graph:?}");
     assert!(graph["cli"].contains("plot"), "{graph:?}");
-    assert!(graph["view"].contains("runner"), "{graph:?}");
+    assert!(graph["cli"].contains("rigid_command"), "{graph:?}");
+    assert!(graph["plot"].contains("output"), "{graph:?}");
     if let Some(cycle) = find_cycle(&graph) {
         panic!(
             "import cycle between the submodules of app: {}",
@@ -201,7 +201,8 @@ fn no_cycle_between_top_level_modules() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let graph = module_graph(&src);
     // The graph must see the modules and edges that certainly exist, or it proves nothing.
-    assert!(graph["app"].contains("solver"), "{graph:?}");
+    assert!(graph["app"].contains("view"), "{graph:?}");
+    assert!(graph["view"].contains("run"), "{graph:?}");
     assert!(graph["gpu"].contains("contact"), "{graph:?}");
     assert!(graph["solver"].contains("energy"), "{graph:?}");
     if let Some(cycle) = find_cycle(&graph) {

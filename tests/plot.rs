@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use stickslip::app::graphics::{Rgb, case_colour};
 use stickslip::app::output::read_trajectory;
 use stickslip::app::plot;
+use stickslip::graphics::{Rgb, case_colour};
 
 #[path = "support/picture.rs"]
 mod picture;

@@ -9,11 +9,11 @@
 use std::path::Path;
 
 use nalgebra::{DMatrix, DVector};
-use stickslip::app::runner::{RunOptions, Runner, run};
-use stickslip::app::verdict::{Verdict, window_speed};
 use stickslip::energy::barrier::Barrier;
 use stickslip::energy::friction::Friction;
 use stickslip::energy::{Mat2, Vec2, barrier, friction, gravity, inertia, spring};
+use stickslip::run::runner::{RunOptions, Runner, run};
+use stickslip::run::verdict::{Verdict, window_speed};
 use stickslip::scene::Scene;
 use stickslip::solver::Simulation;
 

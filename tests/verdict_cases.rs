@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use stickslip::app::runner::{RunOptions, Runner};
-use stickslip::app::verdict::{TUMBLING_ANGLE_RAD, Verdict};
+use stickslip::run::runner::{RunOptions, Runner};
+use stickslip::run::verdict::{TUMBLING_ANGLE_RAD, Verdict};
 use stickslip::scene::{CaseFile, Scene};
 
 fn load(file: &str) -> CaseFile {

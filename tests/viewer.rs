@@ -11,17 +11,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use stickslip::app::graphics::{self, Rgb};
-use stickslip::app::runner::{RunOptions, Runner};
-use stickslip::app::view::bounce::Bounce;
-use stickslip::app::view::layout::{self, Camera};
-use stickslip::app::view::slope::SlopeCase;
 use stickslip::contact::backend::BackendError;
 use stickslip::contact::impulse_law::SharedBackend;
 use stickslip::contact::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
 use stickslip::energy::Vec2;
+use stickslip::graphics::{self, Rgb};
+use stickslip::run::runner::{RunOptions, Runner};
 use stickslip::scene::Scene;
 use stickslip::scene::bounce::BounceCase;
+use stickslip::view::bounce::Bounce;
+use stickslip::view::layout::{self, Camera};
+use stickslip::view::slope::SlopeCase;
 
 #[path = "support/picture.rs"]
 mod picture;
@@ -321,7 +321,7 @@ fn the_lamps_stay_green_over_the_reference_runs() {
             c.lamps
                 .lamps
                 .iter()
-                .all(|l| l.state == stickslip::app::view::lamps::LampState::Green),
+                .all(|l| l.state == stickslip::view::lamps::LampState::Green),
             "every lamp judged by the end"
         );
     }

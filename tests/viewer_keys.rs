@@ -22,8 +22,8 @@ use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use stickslip::app::graphics;
-use stickslip::app::view::layout;
+use stickslip::graphics;
+use stickslip::view::layout;
 
 #[path = "support/picture.rs"]
 mod picture;

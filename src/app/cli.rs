@@ -7,17 +7,17 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::app::console::{BadOption, EmitError, check_overrides, check_positive, emit};
 use crate::app::output::{self, OutputError, OutputRefused, StageError, StagedDir};
 use crate::app::plot::{self, PlotArgs, PlotError};
 use crate::app::rigid_command::{self, RigidCommandError};
-use crate::app::runner::{self, RunError, RunOptions, Runner, Summary};
-use crate::app::view::{self, ViewArgs, ViewError};
+use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
 use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
 use crate::gpu::{self, GpuError, GpuMode};
+use crate::run::runner::{self, RunError, RunOptions, Runner, Summary};
 use crate::scene::builtin::BUILTIN_CASES;
 use crate::scene::{CaseError, CaseKind, Override, Scene};
+use crate::view::{self, ViewArgs, ViewError};
 
 /// stickslip: an elastic square on a slope, by projected Newton with barrier contact and smoothed
 /// friction, cross-checked by the impulse contact law on the GPU.
@@ -153,7 +153,10 @@ impl From<EmitError> for CliError {
     fn from(e: EmitError) -> CliError {
         match e {
             EmitError::Closed => CliError::StdoutClosed,
-            EmitError::Write(e) => CliError::Output(e),
+            EmitError::Write(source) => CliError::Output(OutputError {
+                path: PathBuf::from("(stdout)"),
+                source,
+            }),
         }
     }
 }
@@ -351,7 +354,7 @@ pub fn table(summaries: &[Summary]) -> String {
     ]));
     for r in summaries {
         let verdict = match r.verdict {
-            crate::app::verdict::Verdict::Sliding { .. } => "sliding".to_string(),
+            crate::run::verdict::Verdict::Sliding { .. } => "sliding".to_string(),
             v => v.to_string(),
         };
         let pct = |a: Option<f64>| a.map_or("n/a".to_string(), |f| format!("{:.2}", 100.0 * f));

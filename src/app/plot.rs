@@ -5,7 +5,7 @@
 //! `trajectory.csv`); `--data DIR` writes what was plotted in that file's format, one CSV a case.
 //!
 //! Text (title, axis labels, legend) is drawn in DejaVu Sans, read at run time from
-//! [`crate::app::graphics::FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
+//! [`crate::graphics::FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
 //! any text and a notice goes to stderr.
 
 use std::path::PathBuf;
@@ -14,10 +14,10 @@ use std::sync::OnceLock;
 use clap::Args;
 use plotters::prelude::*;
 
-use crate::app::console::{BadOption, EmitError, check_overrides, check_positive, emit};
-use crate::app::graphics::{FONT_ENV, Rgb, case_colour, load_font, write_png};
 use crate::app::output::{self, OutputError, StageError};
-use crate::app::runner::{self, RunError, RunOptions, TrajectoryRow};
+use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
+use crate::graphics::{FONT_ENV, Rgb, case_colour, load_font, write_png};
+use crate::run::runner::{self, RunError, RunOptions, TrajectoryRow};
 use crate::scene::{CaseError, Scene};
 
 /// Registers the font with plotters once per process; whether text can be drawn.
@@ -263,7 +263,10 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
             source,
         })?;
     }
-    write_png(&args.out, &rgb, args.width, args.height)?;
+    write_png(&args.out, &rgb, args.width, args.height).map_err(|source| OutputError {
+        path: args.out.clone(),
+        source,
+    })?;
     if let Some(dir) = &args.data {
         let staged = output::StagedDir::new(dir)?;
         for s in &series {

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::console::BadOption;
 use crate::app::output::{StageError, StagedDir};
+use crate::console::BadOption;
 use crate::rigid::case::RigidScene;
 use crate::rigid::run::{RigidRunError, RigidSummary, simulate, write_outputs};
 use crate::scene::CaseError;
@@ -57,7 +57,7 @@ fn reject(option: &str, given: bool) -> Result<(), BadOption> {
 /// `time.duration`; `--tol` and `--obj` are the slope solver's and are refused (exit 2); `--gpu`
 /// is ignored (no impulse-law post-pass here).
 pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
-    crate::app::console::check_positive("--duration", request.duration)?;
+    crate::console::check_positive("--duration", request.duration)?;
     reject("--tol", request.tol_given)?;
     reject("--obj", request.obj)?;
     let scene = RigidScene::load(request.case)?;

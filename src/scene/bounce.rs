@@ -1,6 +1,6 @@
 //! Case files of `kind = "bounce"`: seed 001's bounce scene (SPEC.md §3), three balls dropped on
 //! a floor whose every bounce goes through the impulse law (the scene itself:
-//! `crate::app::view::bounce`). `cases/bounce.toml` holds the seed's values:
+//! `crate::view::bounce`). `cases/bounce.toml` holds the seed's values:
 //!
 //! ```toml
 //! kind = "bounce"

@@ -3,11 +3,8 @@
 //! must obey ([`BadOption`], exit 2). Each command returns its own error; the CLI
 //! ([`crate::app::cli`]) maps them to exit codes.
 
-use std::io::Write;
-use std::path::PathBuf;
-
-use crate::app::output::OutputError;
 use crate::scene::Scene;
+use std::io::Write;
 
 /// An option's value breaks a rule (bad input, exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -70,8 +67,8 @@ pub enum EmitError {
     #[error("stdout was closed")]
     Closed,
     /// Another write error (exit 1).
-    #[error(transparent)]
-    Write(#[from] OutputError),
+    #[error("(stdout): {0}")]
+    Write(std::io::Error),
 }
 
 /// Writes `text` to stdout. A closed stdout (`EPIPE`, as after `| head -1`) gives
@@ -83,10 +80,7 @@ pub fn emit(text: &str) -> Result<(), EmitError> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(EmitError::Closed),
-        Err(source) => Err(EmitError::Write(OutputError {
-            path: PathBuf::from("(stdout)"),
-            source,
-        })),
+        Err(e) => Err(EmitError::Write(e)),
     }
 }
 

@@ -13,8 +13,8 @@ use super::paint::{Pen, arrow, colour, faded, fill, frame, ground, line, world_g
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, ViewState};
 use super::slope::{NodeState, SlopeCase};
-use crate::app::graphics;
-use crate::app::verdict::Verdict;
+use crate::graphics;
+use crate::run::verdict::Verdict;
 
 /// Barrier-force arrows: m of arrow per N (the ~2 kN a bottom node carries at rest ↦ 0.4 m).
 pub const BARRIER_ARROW_M_PER_N: f64 = 2.0e-4;

@@ -5,7 +5,7 @@ use macroquad::shapes::{draw_circle, draw_rectangle};
 use super::lamps::{LampState, LampStrip};
 use super::layout::Rect;
 use super::paint::{Pen, colour, fill, frame};
-use crate::app::graphics;
+use crate::graphics;
 
 /// The strip of lamps.
 pub(super) fn lamp_strip(strip: &LampStrip, rect: Rect, pen: &Pen) {

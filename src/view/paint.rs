@@ -10,8 +10,8 @@ use macroquad::shapes::{draw_line, draw_rectangle, draw_triangle};
 use macroquad::text::{Font, TextParams, draw_text_ex, load_ttf_font_from_bytes, measure_text};
 
 use super::layout::{self, Camera, Rect};
-use crate::app::graphics::{self, Rgb};
 use crate::energy::Vec2;
+use crate::graphics::{self, Rgb};
 
 /// Slope line thickness, px.
 pub const SLOPE_THICKNESS: f32 = 3.0;
@@ -26,7 +26,7 @@ pub(super) fn faded(c: Rgb, alpha: f32) -> Color {
     c
 }
 
-/// Text in DejaVu Sans when it can be found (see [`crate::app::graphics::load_font`]), else in
+/// Text in DejaVu Sans when it can be found (see [`crate::graphics::load_font`]), else in
 /// macroquad's built-in font with the non-ASCII symbols spelled out.
 pub(super) struct Pen {
     font: Option<Font>,
@@ -34,7 +34,7 @@ pub(super) struct Pen {
 
 impl Pen {
     pub(super) fn new() -> Pen {
-        let font = crate::app::graphics::load_font()
+        let font = crate::graphics::load_font()
             .and_then(|(_, bytes)| load_ttf_font_from_bytes(&bytes).ok());
         Pen { font }
     }

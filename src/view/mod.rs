@@ -1,6 +1,6 @@
 //! `stickslip view`: the simulation in a window, in real time, with its checks as lamps.
 //!
-//! * [`slope`]: the slope cases' state (a [`Runner`](crate::app::runner::Runner) each, the
+//! * [`slope`]: the slope cases' state (a [`Runner`](crate::run::runner::Runner) each, the
 //!   per-step checks, node states and forces);
 //! * [`bounce`]: seed 001's bounce scene (three balls through the impulse law), a case of
 //!   `kind = "bounce"` (`cases/bounce.toml`);
@@ -39,11 +39,11 @@ use std::rc::Rc;
 
 use clap::{Args, ValueEnum};
 
-use crate::app::console::{BadOption, check_overrides};
-use crate::app::runner::RunError;
-use crate::app::runner::RunOptions;
+use crate::console::{BadOption, check_overrides};
 use crate::contact::impulse_law::SharedBackend;
 use crate::gpu::{self, GpuError, GpuMode};
+use crate::run::runner::RunError;
+use crate::run::runner::RunOptions;
 use crate::scene::bounce::BounceCase;
 use crate::scene::builtin::load_slope_cases;
 use crate::scene::{CaseError, CaseKind, Override};

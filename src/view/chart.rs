@@ -4,7 +4,7 @@ use macroquad::color::Color;
 
 use super::layout::{self, ChartMap, Rect};
 use super::paint::{Pen, colour, fill, frame, line};
-use crate::app::graphics::{self, Rgb};
+use crate::graphics::{self, Rgb};
 
 /// Axes, ticks and labels of a chart; returns its map.
 #[allow(clippy::too_many_arguments)]

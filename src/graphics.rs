@@ -3,9 +3,6 @@
 //! [`write_png`]).
 
 use std::path::{Path, PathBuf};
-
-use crate::app::output::OutputError;
-
 /// An sRGB colour, 8 bits a channel.
 pub type Rgb = [u8; 3];
 
@@ -68,16 +65,13 @@ pub fn load_font() -> Option<(PathBuf, Vec<u8>)> {
         .find_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
 }
 
-/// Writes an 8-bit RGB PNG to a temporary name beside `path`, renamed into place on success.
-pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> Result<(), OutputError> {
-    let fail = |source: std::io::Error| OutputError {
-        path: path.to_path_buf(),
-        source,
-    };
+/// Writes an 8-bit RGB PNG to a temporary name beside `path`, renamed into place on success (a
+/// failure removes the temporary file; the caller names `path` in its error).
+pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| fail(std::io::Error::other("not a file name")))?;
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
     let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let file = std::fs::File::create(&tmp)?;
@@ -91,8 +85,7 @@ pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> Result<(),
         writer.finish().map_err(std::io::Error::other)?;
         std::fs::rename(&tmp, path)
     };
-    write().map_err(|e| {
+    write().inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
-        fail(e)
     })
 }

@@ -14,9 +14,9 @@ use super::layout::{BALL_RADIUS_M, Rect, ball_centre, bounce_camera};
 use super::paint::{Pen, colour, faded, fill, frame, ground, line, world_grid};
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, ViewState};
-use crate::app::graphics;
 use crate::contact::impulse_law::ImpulseBackend;
 use crate::energy::Vec2;
+use crate::graphics;
 
 /// The bounce scene and the backend its contacts go through.
 pub(crate) struct BounceView {

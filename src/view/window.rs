@@ -13,7 +13,7 @@ use super::paint::{Pen, colour};
 use super::panels::lamp_strip;
 use super::scene_view::{SceneView, ViewState};
 use super::{ViewConfig, ViewError};
-use crate::app::graphics;
+use crate::graphics;
 
 /// Speeds offered by + and −, simulated seconds per second.
 const SPEEDS: [f64; 9] = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
@@ -38,7 +38,7 @@ pub(crate) fn window_conf() -> Conf {
 const HELP: &str = "space pause · → one step · R reset · 1/2/3 case · +/− speed · F force arrows · S screenshot · Esc quit";
 
 /// Writes the current frame as an RGB PNG through the one PNG writer
-/// ([`crate::app::graphics::write_png`]).
+/// ([`crate::graphics::write_png`]).
 pub(super) fn save_screenshot(path: &Path) -> Result<(), ViewError> {
     let img = macroquad::texture::get_screen_data();
     let (w, h) = (img.width as usize, img.height as usize);
@@ -49,11 +49,9 @@ pub(super) fn save_screenshot(path: &Path) -> Result<(), ViewError> {
             rgb.extend_from_slice(&px[..3]);
         }
     }
-    crate::app::graphics::write_png(path, &rgb, w as u32, h as u32).map_err(|e| {
-        ViewError::Screenshot {
-            path: path.to_path_buf(),
-            reason: e.source.to_string(),
-        }
+    crate::graphics::write_png(path, &rgb, w as u32, h as u32).map_err(|e| ViewError::Screenshot {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
     })
 }
 
@@ -67,6 +65,18 @@ fn next_speed(speed: f64, up: bool) -> f64 {
         SPEEDS.iter().rev().copied().find(|&s| s < speed)
     };
     next.unwrap_or(speed)
+}
+
+/// Esc or Q pressed: the window loop's end. Headless frames (`--frames`) cut short are the
+/// window closed early: no screenshot, exit 1. Shared with the rigid view's loop.
+pub(super) fn quit_key(frames: Option<usize>, done: usize) -> Option<Result<(), ViewError>> {
+    if !(is_key_pressed(KeyCode::Escape) || is_key_pressed(KeyCode::Q)) {
+        return None;
+    }
+    Some(match frames {
+        Some(wanted) => Err(ViewError::Closed { done, wanted }),
+        None => Ok(()),
+    })
 }
 
 /// Paints every panel: the scene's own, the lamps of the case shown, the help line.
@@ -99,15 +109,8 @@ pub(crate) async fn run(mut scene: Box<dyn SceneView>, cfg: ViewConfig) -> Resul
     let mut frames = 0usize;
     loop {
         // Keys.
-        if is_key_pressed(KeyCode::Escape) || is_key_pressed(KeyCode::Q) {
-            // Headless frames cut short are the window closed early: no screenshot, exit 1.
-            return match cfg.frames {
-                Some(wanted) => Err(ViewError::Closed {
-                    done: frames,
-                    wanted,
-                }),
-                None => Ok(()),
-            };
+        if let Some(end) = quit_key(cfg.frames, frames) {
+            return end;
         }
         if is_key_pressed(KeyCode::Space) {
             paused = !paused;

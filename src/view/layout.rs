@@ -1,5 +1,5 @@
 //! Where things go on the screen: the window's panels, the world→screen transform of the scene
-//! view and the chart (the colours are [`crate::app::graphics`]'s). Pure functions of the window size and the simulation
+//! view and the chart (the colours are [`crate::graphics`]'s). Pure functions of the window size and the simulation
 //! state, with no window behind them, so the tests can say where a frame must show the slope and
 //! the mesh.
 
