@@ -259,6 +259,13 @@ fn the_bounce_scene_draws_the_floor_and_the_balls_at_their_heights() {
             "ball {i} smeared"
         );
     }
+    // `--scene bounce` is the same file built into the binary: the same frame, pixel for pixel
+    // (same backend, same steps, same painting).
+    let alias = screenshot(&["--scene", "bounce"], dir.path(), "alias.png");
+    assert!(
+        alias.0.rgb == png.0.rgb,
+        "--scene bounce differs from cases/bounce.toml"
+    );
 }
 
 #[test]

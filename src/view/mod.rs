@@ -39,7 +39,7 @@ use std::rc::Rc;
 
 use clap::{Args, ValueEnum};
 
-use crate::console::{BadOption, check_overrides};
+use crate::console::{BadOption, check_overrides, check_positive};
 use crate::contact::impulse_law::SharedBackend;
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::run::runner::RunError;
@@ -172,11 +172,7 @@ pub fn view_command(args: &ViewArgs) -> Result<(), ViewError> {
     if args.frames == Some(0) {
         return Err(bad_option("--frames", "must be at least 1", 0));
     }
-    if let Some(d) = args.duration
-        && !(d.is_finite() && d > 0.0)
-    {
-        return Err(bad_option("--duration", "must be finite and > 0", d));
-    }
+    check_positive("--duration", args.duration)?;
     if args.select == 0 {
         return Err(bad_option("--select", "must be at least 1", 0));
     }
