@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::{Rotation2, Vector2};
-use stickslip::app::runner::{RunOptions, run};
+use stickslip::run::runner::{RunOptions, run};
 use stickslip::scene::{CaseFile, Scene};
 use stickslip::solver::Simulation;
 

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use plotters::prelude::*;
-use stickslip::app::plot::{plotters_font, write_png};
-use stickslip::app::runner::{RunOptions, nearest_rank, run};
-use stickslip::app::verdict::Verdict;
+use stickslip::app::plot::plotters_font;
+use stickslip::graphics::write_png;
+use stickslip::run::runner::{RunOptions, nearest_rank, run};
+use stickslip::run::verdict::Verdict;
 use stickslip::scene::{Override, Scene};
 
 const N_SEG: [usize; 5] = [4, 8, 16, 32, 64];

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
-use stickslip::app::plot::{load_font, write_png};
+use stickslip::graphics::{load_font, write_png};
 use stickslip::rigid::case::RigidScene;
 use stickslip::rigid::run::{RigidRun, simulate};
 use stickslip::rigid::{cg4, se3};

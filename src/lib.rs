@@ -10,13 +10,25 @@
 //! * [`gpu`]: the wgpu context and the impulse-law compute kernel.
 //! * [`rigid`]: a rigid ellipsoid on SE(3) with impacts (SPEC.md §5): CG4, the lowest point,
 //!   event location and three impact models.
-//! * [`app`]: orchestration: the case runner, verdicts, output files.
+//! * [`run`]: a slope case's run (the runner: trajectory, totals, contact records) and its
+//!   verdict.
+//! * [`view`]: `stickslip view`, the simulation in a window; each scene paints itself behind one
+//!   trait.
+//! * [`graphics`]: the colours, the font and the one PNG writer of the figures and the viewer.
+//! * [`console`]: what the commands share with the terminal: printing, option rules.
+//! * [`app`]: the command line, output directories, signals, `plot`.
+//!
+//! `docs/architecture.md` draws the flow and says where new code goes.
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod console;
 pub mod contact;
 pub mod energy;
 pub mod gpu;
+pub mod graphics;
 pub mod rigid;
+pub mod run;
 pub mod scene;
 pub mod solver;
+pub mod view;

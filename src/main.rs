@@ -15,7 +15,10 @@ fn main() {
         // The reader went away (`| head -1`): nothing more to say, and nowhere to say it.
         Err(CliError::StdoutClosed) => std::process::exit(0),
         Err(e) => {
-            eprintln!("stickslip: error: {}", cli::one_line(&e.to_string()));
+            eprintln!(
+                "stickslip: error: {}",
+                stickslip::console::one_line(&e.to_string())
+            );
             std::process::exit(e.exit_code());
         }
     }

@@ -15,8 +15,8 @@
 
 use std::path::Path;
 
-use stickslip::app::runner::{RunOptions, Runner, TrajectoryRow};
-use stickslip::app::verdict::Verdict;
+use stickslip::run::runner::{RunOptions, Runner, TrajectoryRow};
+use stickslip::run::verdict::Verdict;
 use stickslip::scene::case::Lagging;
 use stickslip::scene::{CaseFile, Scene};
 

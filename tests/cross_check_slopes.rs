@@ -10,9 +10,9 @@
 
 use std::path::Path;
 
-use stickslip::app::runner::{RunOptions, run};
 use stickslip::contact::cross_check::{CrossCheck, CrossCheckConfig};
 use stickslip::gpu::{GpuMode, select_impulse_backend};
+use stickslip::run::runner::{RunOptions, run};
 use stickslip::scene::Scene;
 
 /// SPEC.md §4's floors.

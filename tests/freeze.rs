@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use stickslip::app::runner::{RunOptions, run};
+use stickslip::run::runner::{RunOptions, run};
 use stickslip::scene::{CaseError, Scene};
 
 /// The steps of the sweep, s.

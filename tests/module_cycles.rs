@@ -1,8 +1,10 @@
-//! No import cycle between the top-level modules of `src/` (issue 9): every `crate::MODULE`
-//! path in code (not in comments) is an edge from the module of the file it is in to MODULE,
-//! and the graph of those edges must have no cycle. The graph is read from the sources here,
-//! independently of the compiler, so a cycle is caught however it is written (`use crate::x`,
-//! `crate::x::f()` in code, `use crate::{x, y}`).
+//! No import cycle between the top-level modules of `src/`, nor between the submodules of
+//! `src/app/` (issue 9): every `crate::MODULE` path in code (not in comments) is an edge from
+//! the module of the file it is in to MODULE (for app's submodules: every `crate::app::SUB`
+//! path, and `super::SUB` in a file directly in `src/app/`), and the graph of those edges must
+//! have no cycle. The graph is read from the sources here, independently of the compiler, so a
+//! cycle is caught however it is written (`use crate::x`, `crate::x::f()` in code,
+//! `use crate::{x, y}`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -47,14 +49,26 @@ fn code_only(text: &str) -> String {
 
 /// The top-level modules `code` names through `crate::`.
 fn named_modules(code: &str) -> BTreeSet<String> {
+    named_after(code, "crate::")
+}
+
+/// The modules `code` names through `prefix` (`crate::`, `crate::app::`, `super::`): the
+/// identifier after it, or each item of a `{a, b::c}` group after it.
+fn named_after(code: &str, prefix: &str) -> BTreeSet<String> {
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect()
     };
     let mut found = BTreeSet::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
+    for (at, _) in code.match_indices(prefix) {
+        // `crate::app::` inside `my_crate::app::` or `super::` inside `super::super::` is not
+        // this prefix.
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &code[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let end = group.find('}').unwrap_or(group.len());
             for item in group[..end].split(',') {
@@ -137,12 +151,58 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
+/// The graph between the submodules of `src/app/` (a file `app/x.rs` or a folder `app/x/` each;
+/// `app/mod.rs` is the parent, not a node).
+fn app_graph(app: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(app, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in files {
+        let relative = file.strip_prefix(app).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        let module = first.to_string_lossy().trim_end_matches(".rs").to_owned();
+        if module == "mod" {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&file).unwrap());
+        let mut named = named_after(&code, "crate::app::");
+        // In `app/x.rs`, `super::y` is app's `y`; in `app/x/…`, `super::` stays inside x.
+        if relative.components().count() == 1 {
+            named.extend(named_after(&code, "super::"));
+        }
+        let edges = graph.entry(module.clone()).or_default();
+        for n in named {
+            if n != module && n != "self" && n != "super" {
+                edges.insert(n);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_cycle_between_the_submodules_of_app() {
+    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+    let graph = app_graph(&app);
+    // Edges that certainly exist, or the graph proves nothing.
+    assert!(graph["cli"].contains("plot"), "{graph:?}");
+    assert!(graph["cli"].contains("rigid_command"), "{graph:?}");
+    assert!(graph["plot"].contains("output"), "{graph:?}");
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!(
+            "import cycle between the submodules of app: {}",
+            cycle.join(" -> ")
+        );
+    }
+}
+
 #[test]
 fn no_cycle_between_top_level_modules() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let graph = module_graph(&src);
     // The graph must see the modules and edges that certainly exist, or it proves nothing.
-    assert!(graph["app"].contains("solver"), "{graph:?}");
+    assert!(graph["app"].contains("view"), "{graph:?}");
+    assert!(graph["view"].contains("run"), "{graph:?}");
     assert!(graph["gpu"].contains("contact"), "{graph:?}");
     assert!(graph["solver"].contains("energy"), "{graph:?}");
     if let Some(cycle) = find_cycle(&graph) {
@@ -161,6 +221,17 @@ fn the_cycle_finder_finds_a_cycle_and_the_parser_reads_groups() {
     assert_eq!(
         named_modules(&code),
         ["energy", "gpu", "scene"].map(String::from).into()
+    );
+    let code = code_only(
+        "use crate::app::{cli::CliError, view};\nuse super::output;\nuse super::super::x;\nuse other_crate::app::plot;\n",
+    );
+    assert_eq!(
+        named_after(&code, "crate::app::"),
+        ["cli", "view"].map(String::from).into()
+    );
+    assert_eq!(
+        named_after(&code, "super::"),
+        ["output", "super"].map(String::from).into()
     );
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     graph

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use stickslip::app::output::read_trajectory;
 use stickslip::app::plot;
-use stickslip::app::view::layout::{Rgb, case_colour};
+use stickslip::graphics::{Rgb, case_colour};
 
 #[path = "support/picture.rs"]
 mod picture;

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use stickslip::app::runner::{RunOptions, run};
+use stickslip::run::runner::{RunOptions, run};
 use stickslip::scene::{Override, Scene};
 
 /// The bound on Newton iterations in any one step.

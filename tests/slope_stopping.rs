@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use nalgebra::{DMatrix, DVector};
-use stickslip::app::runner::{RunOptions, Runner, run};
-use stickslip::app::verdict::{Verdict, window_speed};
+use stickslip::run::runner::{RunOptions, Runner, run};
+use stickslip::run::verdict::{Verdict, window_speed};
 use stickslip::energy::barrier::{self, Barrier, BarrierEnergy};
 use stickslip::energy::friction::{Friction, FrictionEnergy};
 use stickslip::energy::gravity::GravityEnergy;

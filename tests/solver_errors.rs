@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use stickslip::app::runner::{RunError, RunOptions, run};
+use stickslip::run::runner::{RunError, RunOptions, run};
 use stickslip::scene::{CaseFile, Scene};
 use stickslip::solver::SolveError;
 

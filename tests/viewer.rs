@@ -11,15 +11,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use stickslip::app::runner::{RunOptions, Runner};
-use stickslip::app::view::bounce::Bounce;
-use stickslip::app::view::layout::{self, Camera, Rgb};
-use stickslip::app::view::slope::SlopeCase;
 use stickslip::contact::backend::BackendError;
 use stickslip::contact::impulse_law::SharedBackend;
 use stickslip::contact::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
 use stickslip::energy::Vec2;
+use stickslip::graphics::{self, Rgb};
+use stickslip::run::runner::{RunOptions, Runner};
 use stickslip::scene::Scene;
+use stickslip::scene::bounce::BounceCase;
+use stickslip::view::bounce::Bounce;
+use stickslip::view::layout::{self, Camera};
+use stickslip::view::slope::SlopeCase;
 
 #[path = "support/picture.rs"]
 mod picture;
@@ -181,12 +183,12 @@ fn every_slope_case_draws_the_slope_and_the_mesh_where_the_scene_puts_them() {
         let cam = layout::slope_camera(lay.scene, scene.side, &scene.normal, &scene.point, &c);
         let seg = layout::slope_segment(&cam, &scene.normal, &scene.point)
             .expect("the slope crosses the scene view");
-        assert_line(&png, seg, layout::SLOPE, &format!("{stem}: slope line"));
+        assert_line(&png, seg, graphics::SLOPE, &format!("{stem}: slope line"));
 
         let edges = &runner.sim.mesh.edges;
         let hits = edges
             .iter()
-            .filter(|&&[a, b]| png.near(cam.to_screen(&((x[a] + x[b]) * 0.5)), layout::MESH))
+            .filter(|&&[a, b]| png.near(cam.to_screen(&((x[a] + x[b]) * 0.5)), graphics::MESH))
             .count();
         assert!(
             hits as f64 >= MESH_SHARE * edges.len() as f64,
@@ -194,9 +196,9 @@ fn every_slope_case_draws_the_slope_and_the_mesh_where_the_scene_puts_them() {
             edges.len()
         );
         let node_colours = [
-            layout::NODE_FREE,
-            layout::NODE_STICKING,
-            layout::NODE_SLIDING,
+            graphics::NODE_FREE,
+            graphics::NODE_STICKING,
+            graphics::NODE_SLIDING,
         ];
         let nodes = x
             .iter()
@@ -214,14 +216,14 @@ fn every_slope_case_draws_the_slope_and_the_mesh_where_the_scene_puts_them() {
         );
         // The mesh colour is not smeared over the frame: far from the square (a corner of the
         // scene view, the chart) it is absent.
-        let mesh_px = png.count(layout::MESH);
+        let mesh_px = png.count(graphics::MESH);
         assert!(mesh_px > 500, "{stem}: {mesh_px} mesh pixels");
         let corner = cam.to_world(lay.scene.x + 5.0, lay.scene.y + 60.0);
         assert!(
             (corner - c).norm() > scene.side,
             "the corner is off the square"
         );
-        assert!(!png.near((lay.scene.x + 5.0, lay.scene.y + 60.0), layout::MESH));
+        assert!(!png.near((lay.scene.x + 5.0, lay.scene.y + 60.0), graphics::MESH));
     }
 }
 
@@ -232,27 +234,38 @@ fn the_bounce_scene_draws_the_floor_and_the_balls_at_their_heights() {
     }
     let dir = tempfile::tempdir().unwrap();
     // --gpu auto: the GPU kernel when an adapter exists, else the CPU law.
-    let png = screenshot(&["--scene", "bounce"], dir.path(), "bounce.png");
-    let mut b = Bounce::new();
+    let png = screenshot(&["cases/bounce.toml"], dir.path(), "bounce.png");
+    let case = BounceCase::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/bounce.toml"));
+    let mut b = Bounce::new(&case.unwrap());
     let mut law = CpuLaw::single_threaded();
     for _ in 0..FRAMES {
         b.step(&mut law).unwrap();
     }
     let lay = layout::layout(png.0.w as f32, png.0.h as f32);
-    let cam: Camera = layout::bounce_camera(lay.scene);
+    let cam: Camera = layout::bounce_camera(lay.scene, b.case.drop);
     let floor = layout::slope_segment(&cam, &Vec2::new(0.0, 1.0), &Vec2::zeros()).unwrap();
-    assert_line(&png, floor, layout::SLOPE, "bounce: floor");
+    assert_line(&png, floor, graphics::SLOPE, "bounce: floor");
     for i in 0..3 {
         let (x, y) = layout::ball_centre(&cam, i, b.now[i]);
         assert!(
-            png.near((x, y), layout::case_colour(i)),
+            png.near((x, y), graphics::case_colour(i)),
             "ball {i} at height {} m not drawn at ({x}, {y})",
             b.now[i]
         );
         // And not where it would be a metre higher or lower (the balls are 16 cm wide).
         let other = layout::ball_centre(&cam, i, b.now[i] + 0.5);
-        assert!(!png.near(other, layout::case_colour(i)), "ball {i} smeared");
+        assert!(
+            !png.near(other, graphics::case_colour(i)),
+            "ball {i} smeared"
+        );
     }
+    // `--scene bounce` is the same file built into the binary: the same frame, pixel for pixel
+    // (same backend, same steps, same painting).
+    let alias = screenshot(&["--scene", "bounce"], dir.path(), "alias.png");
+    assert!(
+        alias.0.rgb == png.0.rgb,
+        "--scene bounce differs from cases/bounce.toml"
+    );
 }
 
 #[test]
@@ -315,7 +328,7 @@ fn the_lamps_stay_green_over_the_reference_runs() {
             c.lamps
                 .lamps
                 .iter()
-                .all(|l| l.state == stickslip::app::view::lamps::LampState::Green),
+                .all(|l| l.state == stickslip::view::lamps::LampState::Green),
             "every lamp judged by the end"
         );
     }
@@ -359,4 +372,46 @@ fn a_wrong_law_turns_the_cross_check_lamp_red() {
     }
     assert!(c.lamps.lamps[2].is_red(), "{:?}", c.lamps.lamps[2]);
     assert!(!c.lamps.lamps[0].is_red() && !c.lamps.lamps[1].is_red());
+}
+
+/// A case file's `kind` chooses the scene: a bad bounce case, an unknown kind, and a bounce case
+/// given to `run` are each one line naming the file and the key, exit 2, before any window.
+#[test]
+fn a_bad_bounce_case_or_an_unknown_kind_is_one_line_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let bounce =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/bounce.toml"))
+            .unwrap();
+    let bad_drop = dir.path().join("drop.toml");
+    std::fs::write(&bad_drop, bounce.replace("drop = 2.0", "drop = -1.0")).unwrap();
+    let cube = dir.path().join("cube.toml");
+    std::fs::write(
+        &cube,
+        bounce.replace("kind = \"bounce\"", "kind = \"cube\""),
+    )
+    .unwrap();
+    let as_file = |p: &Path| p.to_str().unwrap().to_owned();
+    for (args, key) in [
+        (vec!["view".to_owned(), as_file(&bad_drop)], "`drop`"),
+        (vec!["view".to_owned(), as_file(&cube)], "`kind`"),
+        (vec!["run".to_owned(), as_file(&cube)], "`kind`"),
+        (
+            vec!["run".to_owned(), "cases/bounce.toml".to_owned()],
+            "`kind`",
+        ),
+    ] {
+        let o = Command::new(BIN)
+            .args(&args)
+            .args(["--gpu", "off"])
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains(key) && err.contains(".toml"),
+            "{args:?}: {err}"
+        );
+    }
 }

@@ -22,7 +22,8 @@ use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use stickslip::app::view::layout;
+use stickslip::graphics;
+use stickslip::view::layout;
 
 #[path = "support/picture.rs"]
 mod picture;
@@ -476,7 +477,7 @@ fn the_live_viewer_answers_its_keys() {
 
     // F toggles the force arrows (their legend line, and the arrows at contacts). Paused, the
     // three screenshots share one name, each overwriting the last: count at once.
-    let arrows = |s: &Shot| Picture::read(&s.path).count(layout::BARRIER_ARROW, CHANNEL_TOL);
+    let arrows = |s: &Shot| Picture::read(&s.path).count(graphics::BARRIER_ARROW, CHANNEL_TOL);
     assert_eq!(arrows(&c2), 0, "force arrows are off at the start");
     v.key(&["f"]);
     let f_on = v.screenshot();

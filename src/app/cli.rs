@@ -1,6 +1,6 @@
 //! The command line: `stickslip` (the three slope cases), `run`, `check`.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -8,29 +8,16 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::app::output::{self, OutputError, OutputRefused, StageError, StagedDir};
-use crate::app::plot::{self, PlotArgs};
-use crate::app::runner::{self, RunError, RunOptions, Runner, Summary};
-use crate::app::view::{self, ViewArgs, ViewError};
+use crate::app::plot::{self, PlotArgs, PlotError};
+use crate::app::rigid_command::{self, RigidCommandError};
+use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
 use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
 use crate::gpu::{self, GpuError, GpuMode};
-use crate::scene::{CaseError, Override, Scene};
-
-/// The three slope cases of SPEC.md §1, built into the binary from `cases/`.
-pub const BUILTIN_CASES: [(&str, &str); 3] = [
-    (
-        "cases/slope_mu0.10.toml",
-        include_str!("../../cases/slope_mu0.10.toml"),
-    ),
-    (
-        "cases/slope_mu0.11.toml",
-        include_str!("../../cases/slope_mu0.11.toml"),
-    ),
-    (
-        "cases/slope_mu0.20.toml",
-        include_str!("../../cases/slope_mu0.20.toml"),
-    ),
-];
+use crate::run::runner::{self, RunError, RunOptions, Runner, Summary};
+use crate::scene::builtin::BUILTIN_CASES;
+use crate::scene::{CaseError, CaseKind, Override, Scene};
+use crate::view::{self, ViewArgs, ViewError};
 
 /// stickslip: an elastic square on a slope, by projected Newton with barrier contact and smoothed
 /// friction, cross-checked by the impulse contact law on the GPU.
@@ -134,15 +121,8 @@ pub enum CliError {
     #[error(transparent)]
     Case(#[from] CaseError),
     /// Bad option value (exit 2).
-    #[error("option `{option}`: {rule} (got {value})")]
-    Option {
-        /// The option.
-        option: String,
-        /// The rule.
-        rule: String,
-        /// What was given.
-        value: String,
-    },
+    #[error(transparent)]
+    Option(#[from] BadOption),
     /// A run failed (exit 1).
     #[error(transparent)]
     Run(#[from] RunError),
@@ -157,7 +137,7 @@ pub enum CliError {
     Output(#[from] OutputError),
     /// The viewer failed: no display, window, screenshot (exit 1).
     #[error(transparent)]
-    View(#[from] ViewError),
+    View(ViewError),
     /// The output path is not stickslip's to write (exit 2).
     #[error(transparent)]
     Refused(#[from] OutputRefused),
@@ -169,6 +149,57 @@ pub enum CliError {
     Rigid(#[from] crate::rigid::run::RigidRunError),
 }
 
+impl From<EmitError> for CliError {
+    fn from(e: EmitError) -> CliError {
+        match e {
+            EmitError::Closed => CliError::StdoutClosed,
+            EmitError::Write(source) => CliError::Output(OutputError {
+                path: PathBuf::from("(stdout)"),
+                source,
+            }),
+        }
+    }
+}
+
+// Each command's error, mapped onto the CLI's (and so onto its exit code): bad input stays bad
+// input whichever command found it.
+
+impl From<PlotError> for CliError {
+    fn from(e: PlotError) -> CliError {
+        match e {
+            PlotError::Case(e) => CliError::Case(e),
+            PlotError::Option(e) => CliError::Option(e),
+            PlotError::Run(e) => CliError::Run(e),
+            PlotError::Output(e) => CliError::Output(e),
+            PlotError::Stage(e) => e.into(),
+            PlotError::Emit(e) => e.into(),
+        }
+    }
+}
+
+impl From<ViewError> for CliError {
+    fn from(e: ViewError) -> CliError {
+        match e {
+            ViewError::Case(e) => CliError::Case(e),
+            ViewError::Option(e) => CliError::Option(e),
+            ViewError::Gpu(e) => CliError::Gpu(e),
+            ViewError::Run(e) => CliError::Run(e),
+            e => CliError::View(e),
+        }
+    }
+}
+
+impl From<RigidCommandError> for CliError {
+    fn from(e: RigidCommandError) -> CliError {
+        match e {
+            RigidCommandError::Case(e) => CliError::Case(e),
+            RigidCommandError::Option(e) => CliError::Option(e),
+            RigidCommandError::Rigid(e) => CliError::Rigid(e),
+            RigidCommandError::Stage(e) => e.into(),
+        }
+    }
+}
+
 impl From<StageError> for CliError {
     fn from(e: StageError) -> CliError {
         match e {
@@ -178,64 +209,12 @@ impl From<StageError> for CliError {
     }
 }
 
-/// `text` on one line: every control character (newline, escape, …) written as a Rust escape
-/// (`\n`, `\u{1b}`), so that a case name or a path cannot break an error line or drive the
-/// terminal.
-pub fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Writes `text` to stdout. A closed stdout (`EPIPE`, as after `| head -1`) gives
-/// [`CliError::StdoutClosed`], which `main` turns into a quiet exit after the normal unwinding
-/// of the command (so a staging directory is removed by its drop). Rust ignores SIGPIPE, so the
-/// write returns the error instead of killing the process.
-pub fn emit(text: &str) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CliError::StdoutClosed),
-        Err(source) => Err(CliError::Output(OutputError {
-            path: PathBuf::from("(stdout)"),
-            source,
-        })),
-    }
-}
-
-/// Checks a `--duration` and a `--tol` given on the command line against `scene` (the same
-/// bounds as the case file's keys: [`Scene::check_duration`], [`Scene::check_tol`]).
-pub fn check_overrides(
-    scene: &Scene,
-    duration: Option<f64>,
-    tol: Option<f64>,
-) -> Result<(), CliError> {
-    let bad = |option: &str, v: crate::scene::case::Violation| CliError::Option {
-        option: option.into(),
-        rule: v.rule,
-        value: v.value,
-    };
-    if let Some(d) = duration {
-        scene.check_duration(d).map_err(|v| bad("--duration", v))?;
-    }
-    if let Some(t) = tol {
-        scene.check_tol(t).map_err(|v| bad("--tol", v))?;
-    }
-    Ok(())
-}
-
 impl CliError {
     /// 2 for bad input, 1 for failures of the run.
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Case(_)
-            | CliError::Option { .. }
+            | CliError::Option(_)
             | CliError::Refused(_)
             | CliError::Gpu(GpuError::BadBackends { .. }) => 2,
             CliError::StdoutClosed => 0,
@@ -271,17 +250,6 @@ fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
             late_from_s: scene.cross_check_late_from,
         },
     )
-}
-
-fn check_positive(option: &str, value: Option<f64>) -> Result<(), CliError> {
-    match value {
-        Some(v) if !(v.is_finite() && v > 0.0) => Err(CliError::Option {
-            option: option.into(),
-            rule: "must be finite and > 0".into(),
-            value: v.to_string(),
-        }),
-        _ => Ok(()),
-    }
 }
 
 /// A progress bar that appears only after the run has taken a second, and only when stdout is a
@@ -386,7 +354,7 @@ pub fn table(summaries: &[Summary]) -> String {
     ]));
     for r in summaries {
         let verdict = match r.verdict {
-            crate::app::verdict::Verdict::Sliding { .. } => "sliding".to_string(),
+            crate::run::verdict::Verdict::Sliding { .. } => "sliding".to_string(),
             v => v.to_string(),
         };
         let pct = |a: Option<f64>| a.map_or("n/a".to_string(), |f| format!("{:.2}", 100.0 * f));
@@ -447,15 +415,27 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
         setup_seconds * 1e3
     ))?;
     emit(&table(&summaries))?;
-    emit(&format!(
+    Ok(emit(&format!(
         "\nverdict: {}\nrun one case with output files: stickslip run cases/slope_mu0.11.toml --out out/mu0.11\n",
         summaries[0].verdict_rule
-    ))
+    ))?)
 }
 
 fn run_command(args: &RunArgs) -> Result<(), CliError> {
-    if crate::app::rigid_command::is_rigid_case(&args.case.case) {
-        return crate::app::rigid_command::run_rigid(args);
+    match CaseKind::of_file(&args.case.case)? {
+        CaseKind::SlopeSquare => {}
+        CaseKind::RigidEllipsoid => {
+            let request = rigid_command::RigidRequest {
+                case: &args.case.case,
+                duration: args.case.duration,
+                tol_given: args.case.tol.is_some(),
+                obj: args.obj,
+                out: args.out.as_deref(),
+            };
+            return Ok(rigid_command::run_rigid(&request)?);
+        }
+        // The slope loader names the key and the commands that take it.
+        CaseKind::Bounce => {}
     }
     let (scene, opts) = args.case.load()?;
     let out = args.out.clone().unwrap_or_else(|| {
@@ -499,7 +479,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
     if let Some(c) = &summary.cross_check {
         emit(&format!("\n{c}\n"))?;
     }
-    emit(&format!(
+    Ok(emit(&format!(
         "\nwrote {}/trajectory.csv and summary.json{}\n",
         dir.display(),
         if args.obj {
@@ -507,7 +487,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
         } else {
             String::new()
         }
-    ))
+    ))?)
 }
 
 fn check_command(args: &CheckArgs) -> Result<(), CliError> {
@@ -517,7 +497,7 @@ fn check_command(args: &CheckArgs) -> Result<(), CliError> {
     let label = scene.name.clone();
     run_one(scene, &opts, Some(&mut check), &label)?;
     let report: CrossCheckReport = check.finish();
-    emit(&format!("{report}\n"))
+    Ok(emit(&format!("{report}\n"))?)
 }
 
 /// Runs the parsed command line.
@@ -526,7 +506,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         None => default_run(&cli.default_run),
         Some(Command::Run(a)) => run_command(a),
         Some(Command::Check(a)) => check_command(a),
-        Some(Command::View(a)) => view::view_command(a),
-        Some(Command::Plot(a)) => plot::plot_command(a),
+        Some(Command::View(a)) => Ok(view::view_command(a)?),
+        Some(Command::Plot(a)) => Ok(plot::plot_command(a)?),
     }
 }

@@ -1,10 +1,9 @@
-//! Orchestration: the case runner, verdicts and output files.
+//! The command line: parsing and dispatch ([`cli`]), the output directories ([`output`]), the
+//! signal handling that keeps them clean ([`signals`]), and the commands that are not the viewer:
+//! `plot` ([`plot`]) and `run` on a rigid case ([`rigid_command`]).
 
 pub mod cli;
 pub mod output;
 pub mod plot;
 pub mod rigid_command;
-pub mod runner;
 pub mod signals;
-pub mod verdict;
-pub mod view;

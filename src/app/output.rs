@@ -24,8 +24,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::runner::{Summary, TrajectoryRow};
 use crate::energy::Vec2;
+use crate::run::runner::{Summary, TrajectoryRow};
 
 /// The marker file stickslip writes into every output directory: a small JSON object naming
 /// the program and listing the files it wrote ([`Marker`]).

@@ -5,40 +5,20 @@
 //! `trajectory.csv`); `--data DIR` writes what was plotted in that file's format, one CSV a case.
 //!
 //! Text (title, axis labels, legend) is drawn in DejaVu Sans, read at run time from
-//! [`FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
+//! [`crate::graphics::FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
 //! any text and a notice goes to stderr.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use clap::Args;
 use plotters::prelude::*;
 
-use crate::app::cli::CliError;
-use crate::app::output::{self, OutputError};
-use crate::app::runner::{self, RunError, RunOptions, TrajectoryRow};
-use crate::app::view::layout::{Rgb, case_colour};
-use crate::scene::Scene;
-
-/// Where DejaVu Sans is looked for, in order, after `$STICKSLIP_FONT` (Debian's
-/// `fonts-dejavu-core` first).
-pub const FONT_PATHS: [&str; 4] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/local/share/fonts/DejaVuSans.ttf",
-];
-
-/// The environment variable naming a TTF file to use instead of [`FONT_PATHS`].
-pub const FONT_ENV: &str = "STICKSLIP_FONT";
-
-/// The text font: the file and its bytes, if one of [`FONT_ENV`] or [`FONT_PATHS`] can be read.
-pub fn load_font() -> Option<(PathBuf, Vec<u8>)> {
-    let env = std::env::var_os(FONT_ENV).map(PathBuf::from);
-    env.into_iter()
-        .chain(FONT_PATHS.iter().map(PathBuf::from))
-        .find_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
-}
+use crate::app::output::{self, OutputError, StageError};
+use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
+use crate::graphics::{FONT_ENV, Rgb, case_colour, load_font, write_png};
+use crate::run::runner::{self, RunError, RunOptions, TrajectoryRow};
+use crate::scene::{CaseError, Scene};
 
 /// Registers the font with plotters once per process; whether text can be drawn.
 pub fn plotters_font() -> bool {
@@ -231,60 +211,41 @@ pub fn render(series: &[Series], width: u32, height: u32) -> Result<Vec<u8>, Str
     Ok(buf)
 }
 
-/// Writes an 8-bit RGB PNG to a temporary name beside `path`, renamed into place on success.
-pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> Result<(), OutputError> {
-    let fail = |source: std::io::Error| OutputError {
-        path: path.to_path_buf(),
-        source,
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| fail(std::io::Error::other("not a file name")))?;
-    let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let file = std::fs::File::create(&tmp)?;
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
-        writer
-            .write_image_data(rgb)
-            .map_err(std::io::Error::other)?;
-        writer.finish().map_err(std::io::Error::other)?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
+/// Errors of `stickslip plot`; the CLI maps them to its own (and to the exit code).
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// Bad case file (exit 2).
+    #[error(transparent)]
+    Case(#[from] CaseError),
+    /// Bad option value (exit 2).
+    #[error(transparent)]
+    Option(#[from] BadOption),
+    /// A run failed (exit 1).
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// The figure could not be drawn or written (exit 1).
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// `--data DIR` could not be staged, or is not stickslip's to write.
+    #[error(transparent)]
+    Stage(#[from] StageError),
+    /// Printing the report failed (a closed stdout ends quietly).
+    #[error(transparent)]
+    Emit(#[from] EmitError),
 }
 
 /// Runs `stickslip plot`.
-pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
-    for (option, value) in [("--duration", args.duration), ("--tol", args.tol)] {
-        if let Some(v) = value
-            && !(v.is_finite() && v > 0.0)
-        {
-            return Err(CliError::Option {
-                option: option.into(),
-                rule: "must be finite and > 0".into(),
-                value: v.to_string(),
-            });
-        }
-    }
+pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
+    check_positive("--duration", args.duration)?;
+    check_positive("--tol", args.tol)?;
     for (option, v) in [("--width", args.width), ("--height", args.height)] {
         if !(200..=8000).contains(&v) {
-            return Err(CliError::Option {
-                option: option.into(),
-                rule: "must be between 200 and 8000 px".into(),
-                value: v.to_string(),
-            });
+            return Err(BadOption::new(option, "must be between 200 and 8000 px", v).into());
         }
     }
-    let scenes = crate::app::view::load_cases(&args.cases, &args.set)?;
+    let scenes = crate::scene::builtin::load_slope_cases(&args.cases, &args.set)?;
     for scene in &scenes {
-        crate::app::cli::check_overrides(scene, args.duration, args.tol)?;
+        check_overrides(scene, args.duration, args.tol)?;
     }
     let opts = RunOptions {
         duration: args.duration,
@@ -292,11 +253,9 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
         ..Default::default()
     };
     let series = run_series(scenes, &opts)?;
-    let rgb = render(&series, args.width, args.height).map_err(|e| {
-        CliError::Output(OutputError {
-            path: args.out.clone(),
-            source: std::io::Error::other(format!("drawing the figure: {e}")),
-        })
+    let rgb = render(&series, args.width, args.height).map_err(|e| OutputError {
+        path: args.out.clone(),
+        source: std::io::Error::other(format!("drawing the figure: {e}")),
     })?;
     if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|source| OutputError {
@@ -304,7 +263,10 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
             source,
         })?;
     }
-    write_png(&args.out, &rgb, args.width, args.height)?;
+    write_png(&args.out, &rgb, args.width, args.height).map_err(|source| OutputError {
+        path: args.out.clone(),
+        source,
+    })?;
     if let Some(dir) = &args.data {
         let staged = output::StagedDir::new(dir)?;
         for s in &series {
@@ -316,18 +278,18 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), CliError> {
     }
     for s in &series {
         let last = s.rows.last().map_or(0.0, |r| r.downhill_distance);
-        crate::app::cli::emit(&format!(
+        emit(&format!(
             "{}: {} steps, downhill {last:.4} m\n",
             s.label,
             s.rows.len() - 1
         ))?;
     }
-    crate::app::cli::emit(&format!(
+    Ok(emit(&format!(
         "wrote {}{}\n",
         args.out.display(),
         args.data.as_ref().map_or(String::new(), |d| format!(
             " and the data in {}",
             d.display()
         ))
-    ))
+    ))?)
 }

@@ -4,27 +4,50 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::cli::{CliError, RunArgs};
-use crate::app::output::StagedDir;
-use crate::rigid::case::{KIND, RigidScene, peek_kind};
-use crate::rigid::run::{RigidSummary, simulate, write_outputs};
+use crate::app::output::{StageError, StagedDir};
+use crate::console::BadOption;
+use crate::rigid::case::RigidScene;
+use crate::rigid::run::{RigidRunError, RigidSummary, simulate, write_outputs};
+use crate::scene::CaseError;
 
-/// Whether the case file at `path` says `kind = "rigid_ellipsoid"`. A file that cannot be read
-/// or parsed is not (the slope parser then reports what is wrong with it).
-pub fn is_rigid_case(path: &Path) -> bool {
-    crate::scene::case::read_case_file(path)
-        .ok()
-        .and_then(|text| peek_kind(&text))
-        .is_some_and(|kind| kind == KIND)
+/// What `stickslip run` was asked for a rigid case.
+pub struct RigidRequest<'a> {
+    /// The case file.
+    pub case: &'a Path,
+    /// `--duration`, s, overriding the case's `time.duration`.
+    pub duration: Option<f64>,
+    /// Whether `--tol` was given (it is the slope solver's: refused).
+    pub tol_given: bool,
+    /// Whether `--obj` was given (refused).
+    pub obj: bool,
+    /// `--out DIR` (default `out/<case file stem>`).
+    pub out: Option<&'a Path>,
 }
 
-fn reject(option: &str, given: bool) -> Result<(), CliError> {
+/// Errors of `stickslip run` on a rigid case; the CLI maps them to its own.
+#[derive(Debug, thiserror::Error)]
+pub enum RigidCommandError {
+    /// Bad case file (exit 2).
+    #[error(transparent)]
+    Case(#[from] CaseError),
+    /// Bad option value (exit 2).
+    #[error(transparent)]
+    Option(#[from] BadOption),
+    /// The run failed or could not write its output (exit 1).
+    #[error(transparent)]
+    Rigid(#[from] RigidRunError),
+    /// The output directory could not be staged, or is not stickslip's to write.
+    #[error(transparent)]
+    Stage(#[from] StageError),
+}
+
+fn reject(option: &str, given: bool) -> Result<(), BadOption> {
     if given {
-        Err(CliError::Option {
-            option: option.into(),
-            rule: "does not apply to a rigid_ellipsoid case".into(),
-            value: "given".into(),
-        })
+        Err(BadOption::new(
+            option,
+            "does not apply to a rigid_ellipsoid case",
+            "given",
+        ))
     } else {
         Ok(())
     }
@@ -33,38 +56,27 @@ fn reject(option: &str, given: bool) -> Result<(), CliError> {
 /// `stickslip run CASE --out DIR` for a rigid-ellipsoid case. `--duration` overrides the case's
 /// `time.duration`; `--tol` and `--obj` are the slope solver's and are refused (exit 2); `--gpu`
 /// is ignored (no impulse-law post-pass here).
-pub fn run_rigid(args: &RunArgs) -> Result<(), CliError> {
-    if let Some(d) = args.case.duration
-        && !(d.is_finite() && d > 0.0)
-    {
-        return Err(CliError::Option {
-            option: "--duration".into(),
-            rule: "must be finite and > 0".into(),
-            value: d.to_string(),
-        });
-    }
-    reject("--tol", args.case.tol.is_some())?;
-    reject("--obj", args.obj)?;
-    let scene = RigidScene::load(&args.case.case)?;
-    let out = args.out.clone().unwrap_or_else(|| {
+pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
+    crate::console::check_positive("--duration", request.duration)?;
+    reject("--tol", request.tol_given)?;
+    reject("--obj", request.obj)?;
+    let scene = RigidScene::load(request.case)?;
+    let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
         PathBuf::from("out").join(
-            args.case
+            request
                 .case
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "run".into()),
         )
     });
-    if let Some(d) = args.case.duration {
-        crate::rigid::case::check_steps(scene.h, d).map_err(|rule| CliError::Option {
-            option: "--duration".into(),
-            rule,
-            value: d.to_string(),
-        })?;
+    if let Some(d) = request.duration {
+        crate::rigid::case::check_steps(scene.h, d)
+            .map_err(|rule| BadOption::new("--duration", &rule, d))?;
     }
     // The output path is checked (and a foreign one refused) before the run, not after it.
     let staged = StagedDir::new(&out)?;
-    let run = simulate(&scene, args.case.duration)?;
+    let run = simulate(&scene, request.duration)?;
     write_outputs(|name| staged.file(name), &run)?;
     let dir = staged.commit()?;
     print!("{}", rigid_table(&run.summary));

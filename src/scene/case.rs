@@ -110,6 +110,7 @@ pub struct Violation {
     pub value: String,
 }
 
+use super::kind::CaseKind;
 use crate::energy::barrier::BarrierKind;
 use crate::energy::spring::Projection;
 
@@ -515,18 +516,19 @@ impl Scene {
         let file = path.to_path_buf();
         // A file for another system (or a misspelt kind) is named by its `kind` before the
         // square's keys are looked for.
-        if let Some(kind) = peek_kind(text)
-            && kind != SLOPE_KIND
-        {
-            let rule = if kind == RIGID_KIND {
-                "a rigid_ellipsoid case runs only with `stickslip run` or `stickslip view` (alone); this needs square-on-slope cases"
-            } else {
-                "must be \"slope_square\" (the default) or \"rigid_ellipsoid\""
-            };
+        let runs_with = match CaseKind::of_text(text, path)? {
+            CaseKind::SlopeSquare => None,
+            CaseKind::RigidEllipsoid => Some("`stickslip run` or `stickslip view` (alone)"),
+            CaseKind::Bounce => Some("`stickslip view` (alone)"),
+        };
+        if let Some(commands) = runs_with {
+            let kind = peek_kind(text).unwrap_or_default();
             return Err(CaseError::Invalid {
                 file,
                 key: "kind".into(),
-                rule: rule.into(),
+                rule: format!(
+                    "a {kind} case runs only with {commands}; this needs square-on-slope cases"
+                ),
                 value: kind,
             });
         }
@@ -543,11 +545,8 @@ impl Scene {
         if let Some(kind) = &case.kind
             && kind != SLOPE_KIND
         {
-            return Err(v.invalid(
-                "kind",
-                "must be \"slope_square\" (the default) or \"rigid_ellipsoid\"",
-                kind,
-            ));
+            let rule = format!("must be \"{SLOPE_KIND}\" (the default) for a square-on-slope case");
+            return Err(v.invalid("kind", &rule, kind));
         }
         v.positive("square.side", case.square.side)?;
         if case.square.n_seg == 0 {

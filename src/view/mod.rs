@@ -1,52 +1,74 @@
 //! `stickslip view`: the simulation in a window, in real time, with its checks as lamps.
 //!
-//! * [`slope`]: the slope cases' state (a [`Runner`](crate::app::runner::Runner) each, the
+//! * [`slope`]: the slope cases' state (a [`Runner`](crate::run::runner::Runner) each, the
 //!   per-step checks, node states and forces);
-//! * [`bounce`]: seed 001's bounce scene (three balls through the impulse law);
+//! * [`bounce`]: seed 001's bounce scene (three balls through the impulse law), a case of
+//!   `kind = "bounce"` (`cases/bounce.toml`);
 //! * [`lamps`]: the strip of lamps (green while a check holds, red for good once it fails);
-//! * [`layout`]: the panels, the world→screen transforms and the colours (pure, for the tests);
-//! * `draw`: the window (macroquad), which only reads the state above;
+//! * [`layout`]: the panels and the world→screen transforms (pure, for the tests);
+//! * `scene_view`: the trait `SceneView` a scene implements to be shown: step, paint its scene,
+//!   HUD and chart, give its lamps; `slope_view` and `bounce_view` implement it;
+//! * `window`: the window loop (keys, clock, lamps' panel, screenshots), which knows no scene;
+//! * `paint`, `chart`, `panels`: the drawing primitives, the charts' toolkit, the lamp strip and
+//!   the HUD's text, shared by the scenes;
 //! * `rigid`: a case of `kind = "rigid_ellipsoid"` (SPEC.md §5), the football in 3D.
+//!
+//! Which scene a case file shows is its `kind` ([`crate::scene::CaseKind`]), dispatched once in
+//! [`view_command`].
 //!
 //! Headless use for docs and tests: `--frames N --screenshot out.png` renders N steps and writes
 //! the last frame. It needs an X11 display (e.g. `xvfb-run -a`); without `DISPLAY` the command
 //! fails with one line rather than letting the window library abort. See `docs/viewer.md`.
 
 pub mod bounce;
-mod draw;
+mod bounce_view;
+mod chart;
 pub mod lamps;
 pub mod layout;
+mod paint;
+mod panels;
 mod rigid;
+mod scene_view;
 pub mod slope;
+mod slope_view;
+mod window;
 
 use std::cell::{Cell, RefCell};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use clap::{Args, ValueEnum};
 
-use crate::app::cli::{BUILTIN_CASES, CliError};
-use crate::app::runner::RunOptions;
+use crate::console::{BadOption, check_overrides, check_positive};
 use crate::contact::impulse_law::SharedBackend;
-use crate::gpu::{self, GpuMode};
-use crate::scene::{Override, Scene};
+use crate::gpu::{self, GpuError, GpuMode};
+use crate::run::runner::RunError;
+use crate::run::runner::RunOptions;
+use crate::scene::bounce::BounceCase;
+use crate::scene::builtin::load_slope_cases;
+use crate::scene::{CaseError, CaseKind, Override};
+use bounce_view::BounceView;
+use scene_view::SceneView;
+use slope_view::SlopeView;
 
-/// Which scene the viewer shows.
+/// Which scene the viewer shows without a case file naming one (`--scene`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum SceneKind {
-    /// The square on the slope (SPEC.md §1), one run per case file.
+    /// The scene the case files name by their `kind` (the built-in slope cases without any).
     #[default]
     Slope,
-    /// Seed 001's three balls bouncing through the impulse law.
+    /// The built-in `cases/bounce.toml`: the same as `stickslip view cases/bounce.toml`.
     Bounce,
 }
 
 /// `stickslip view`.
 #[derive(Debug, Args)]
 pub struct ViewArgs {
-    /// Case files (default: the three built-in slope cases); keys 1–9 switch between them.
+    /// Case files (default: the three built-in slope cases); keys 1–9 switch between them. One
+    /// file of `kind = "rigid_ellipsoid"` or `kind = "bounce"` shows that scene.
     pub cases: Vec<PathBuf>,
-    /// The scene: the slope cases, or the bounce scene of seed 001 (takes no case files).
+    /// `bounce`: the built-in bounce scene of seed 001 (takes no case files; the same as
+    /// `stickslip view cases/bounce.toml`).
     #[arg(long, value_enum, default_value_t = SceneKind::Slope)]
     pub scene: SceneKind,
     /// Render this many steps (one a frame, whatever the speed) and exit.
@@ -75,9 +97,22 @@ pub struct ViewArgs {
     pub set: Vec<Override>,
 }
 
-/// Errors of the viewer.
+/// Errors of the viewer; the CLI maps them to its own (and to the exit code).
 #[derive(Debug, thiserror::Error)]
 pub enum ViewError {
+    /// Bad case file (exit 2).
+    #[error(transparent)]
+    Case(#[from] CaseError),
+    /// Bad option value (exit 2).
+    #[error(transparent)]
+    Option(#[from] BadOption),
+    /// The impulse law's backend could not be had (exit 1; a bad
+    /// `STICKSLIP_GPU_BACKENDS` exit 2).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// A slope case could not be set up (exit 1).
+    #[error(transparent)]
+    Run(#[from] RunError),
     /// No display to open a window on.
     #[error(
         "no display: `stickslip view` needs an X11 display (DISPLAY is not set); run it under `xvfb-run -a stickslip view ...` for headless use"
@@ -113,18 +148,6 @@ pub fn display_available() -> bool {
     std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
 }
 
-/// The scenes the viewer runs.
-pub(crate) enum ViewScene {
-    Slope {
-        cases: Vec<slope::SlopeCase>,
-        backend_name: String,
-    },
-    Bounce {
-        bounce: Box<bounce::Bounce>,
-        backend: Box<dyn crate::contact::impulse_law::ImpulseBackend>,
-    },
-}
-
 /// What the window loop is told.
 pub(crate) struct ViewConfig {
     pub frames: Option<usize>,
@@ -136,96 +159,89 @@ pub(crate) struct ViewConfig {
     pub frames_done: Rc<Cell<usize>>,
 }
 
-/// Loads the slope cases of `args` (the built-in three when none are given), each with
-/// `overrides` applied.
-pub fn load_cases(paths: &[PathBuf], overrides: &[Override]) -> Result<Vec<Scene>, CliError> {
-    if paths.is_empty() {
-        BUILTIN_CASES
-            .iter()
-            .map(|(path, text)| {
-                Scene::from_toml_with_overrides(text, Path::new(path), overrides)
-                    .map_err(CliError::from)
-            })
-            .collect()
-    } else {
-        paths
-            .iter()
-            .map(|p| Scene::load_with_overrides(p, overrides).map_err(CliError::from))
-            .collect()
-    }
+fn bad_option(option: &str, rule: &str, value: impl ToString) -> ViewError {
+    BadOption::new(option, rule, value).into()
 }
 
-fn bad_option(option: &str, rule: &str, value: impl ToString) -> CliError {
-    CliError::Option {
-        option: option.into(),
-        rule: rule.into(),
-        value: value.to_string(),
-    }
-}
-
-/// Runs `stickslip view`.
-pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
+/// Runs `stickslip view`: checks the options, then shows the scene the case files' `kind`
+/// names (one dispatch, on [`CaseKind`]).
+pub fn view_command(args: &ViewArgs) -> Result<(), ViewError> {
     if !(args.speed.is_finite() && args.speed > 0.0) {
         return Err(bad_option("--speed", "must be finite and > 0", args.speed));
     }
     if args.frames == Some(0) {
         return Err(bad_option("--frames", "must be at least 1", 0));
     }
-    if let Some(d) = args.duration
-        && !(d.is_finite() && d > 0.0)
-    {
-        return Err(bad_option("--duration", "must be finite and > 0", d));
+    check_positive("--duration", args.duration)?;
+    if args.select == 0 {
+        return Err(bad_option("--select", "must be at least 1", 0));
     }
-    if args.cases.len() == 1 && crate::app::rigid_command::is_rigid_case(&args.cases[0]) {
-        return view_rigid(args);
+    match (args.scene, args.cases.as_slice()) {
+        (SceneKind::Bounce, []) => view_bounce(args, BounceCase::builtin()),
+        (SceneKind::Bounce, cases) => Err(ViewError::BounceWithCases(cases.len())),
+        (SceneKind::Slope, [one]) => match CaseKind::of_file(one)? {
+            CaseKind::SlopeSquare => view_slopes(args),
+            CaseKind::RigidEllipsoid => view_rigid(args),
+            CaseKind::Bounce => view_bounce(args, BounceCase::load(one)?),
+        },
+        // None (the built-in three) or several: slope cases, each file's kind checked on load.
+        (SceneKind::Slope, _) => view_slopes(args),
     }
-    if args.scene == SceneKind::Bounce && !args.cases.is_empty() {
-        return Err(ViewError::BounceWithCases(args.cases.len()).into());
-    }
-    let scenes = match args.scene {
-        SceneKind::Slope => load_cases(&args.cases, &args.set)?,
-        SceneKind::Bounce => Vec::new(),
-    };
+}
+
+/// The slope cases of `args` (the built-in three without any), a [`SlopeView`].
+fn view_slopes(args: &ViewArgs) -> Result<(), ViewError> {
+    let scenes = load_slope_cases(&args.cases, &args.set)?;
     for scene in &scenes {
-        crate::app::cli::check_overrides(scene, args.duration, None)?;
+        check_overrides(scene, args.duration, None)?;
     }
-    if args.select == 0 || (args.scene == SceneKind::Slope && args.select > scenes.len()) {
+    if args.select > scenes.len() {
         return Err(bad_option(
             "--select",
             &format!(
                 "must be between 1 and the number of cases ({})",
-                scenes.len().max(1)
+                scenes.len()
             ),
             args.select,
         ));
     }
     if !display_available() {
-        return Err(ViewError::NoDisplay.into());
+        return Err(ViewError::NoDisplay);
     }
     let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
     let backend = gpu::select_impulse_backend(args.gpu, mask)?;
-    let scene = match args.scene {
-        SceneKind::Slope => {
-            let backend_name = backend.name();
-            let shared = SharedBackend::new(backend);
-            let opts = RunOptions {
-                duration: args.duration,
-                ..Default::default()
-            };
-            let cases = scenes
-                .into_iter()
-                .map(|s| slope::SlopeCase::new(s, &opts, shared.clone()))
-                .collect::<Result<Vec<_>, _>>()?;
-            ViewScene::Slope {
-                cases,
-                backend_name,
-            }
-        }
-        SceneKind::Bounce => ViewScene::Bounce {
-            bounce: Box::new(bounce::Bounce::new()),
-            backend,
-        },
+    let backend_name = backend.name();
+    let shared = SharedBackend::new(backend);
+    let opts = RunOptions {
+        duration: args.duration,
+        ..Default::default()
     };
+    let cases = scenes
+        .into_iter()
+        .map(|s| slope::SlopeCase::new(s, &opts, shared.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    show(
+        Box::new(SlopeView {
+            cases,
+            backend_name,
+        }),
+        args,
+    )
+}
+
+/// A bounce case, a [`BounceView`] (`--select` beyond 1 shows its one case).
+fn view_bounce(args: &ViewArgs, case: BounceCase) -> Result<(), ViewError> {
+    if !display_available() {
+        return Err(ViewError::NoDisplay);
+    }
+    let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
+    let backend = gpu::select_impulse_backend(args.gpu, mask)?;
+    let bounce = bounce::Bounce::new(&case);
+    show(Box::new(BounceView { bounce, backend }), args)
+}
+
+/// Runs the window loop on `scene` with the options of `args`.
+fn show(scene: Box<dyn SceneView>, args: &ViewArgs) -> Result<(), ViewError> {
     let config = ViewConfig {
         frames: args.frames,
         screenshot: args.screenshot.clone(),
@@ -236,16 +252,16 @@ pub fn view_command(args: &ViewArgs) -> Result<(), CliError> {
     };
     let frames_done = config.frames_done.clone();
     let wanted = args.frames;
-    let outcome = in_window(async move { draw::run(scene, config).await })?;
+    let outcome = in_window(async move { window::run(scene, config).await })?;
     window_result(outcome, wanted, frames_done.get())
 }
 
 /// `stickslip view CASE.toml` for one case of `kind = "rigid_ellipsoid"`: the run is computed,
 /// then played back in 3D (see `rigid`). `--speed`, `--frames` and `--screenshot` apply.
-fn view_rigid(args: &ViewArgs) -> Result<(), CliError> {
+fn view_rigid(args: &ViewArgs) -> Result<(), ViewError> {
     let scene = crate::rigid::case::RigidScene::load(&args.cases[0])?;
     if !display_available() {
-        return Err(ViewError::NoDisplay.into());
+        return Err(ViewError::NoDisplay);
     }
     let frames_done = Rc::new(Cell::new(0));
     let counter = frames_done.clone();
@@ -257,7 +273,7 @@ fn view_rigid(args: &ViewArgs) -> Result<(), CliError> {
             speed,
             screenshot,
             counter,
-            draw::save_screenshot,
+            window::save_screenshot,
         )
         .await
     })?;
@@ -272,7 +288,7 @@ fn in_window(
     let outcome: Rc<RefCell<Option<Result<(), ViewError>>>> = Rc::new(RefCell::new(None));
     let slot = outcome.clone();
     let window = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-        macroquad::Window::from_config(draw::window_conf(), async move {
+        macroquad::Window::from_config(window::window_conf(), async move {
             let result = body.await;
             *slot.borrow_mut() = Some(result);
         });
@@ -294,10 +310,10 @@ fn window_result(
     outcome: Option<Result<(), ViewError>>,
     wanted: Option<usize>,
     done: usize,
-) -> Result<(), CliError> {
+) -> Result<(), ViewError> {
     match (outcome, wanted) {
-        (Some(r), _) => r.map_err(CliError::from),
-        (None, Some(wanted)) => Err(ViewError::Closed { done, wanted }.into()),
+        (Some(r), _) => r,
+        (None, Some(wanted)) => Err(ViewError::Closed { done, wanted }),
         (None, None) => Ok(()),
     }
 }

@@ -5,11 +5,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::app::verdict::{self, Verdict};
 use crate::contact::backend::BackendError;
 use crate::contact::cross_check::{CrossCheck, CrossCheckReport};
 use crate::contact::records::{ContactRecord, push_step_records};
 use crate::energy::Vec2;
+use crate::run::verdict::{self, Verdict};
 use crate::scene::{Scene, case::Lagging};
 use crate::solver::assembly::LinearSolveError;
 use crate::solver::{Simulation, SolveError, StepStats};

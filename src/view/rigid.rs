@@ -103,14 +103,8 @@ pub(crate) async fn run(
     let mut paused = false;
     let mut count = 0usize;
     loop {
-        if is_key_pressed(KeyCode::Escape) || is_key_pressed(KeyCode::Q) {
-            return match frames {
-                Some(wanted) => Err(ViewError::Closed {
-                    done: count,
-                    wanted,
-                }),
-                None => Ok(()),
-            };
+        if let Some(end) = super::window::quit_key(frames, count) {
+            return end;
         }
         if is_key_pressed(KeyCode::Space) {
             paused = !paused;

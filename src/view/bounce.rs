@@ -1,8 +1,9 @@
-//! The bounce scene of seed 001: three balls dropped from 2 m on a floor (normal +z) with
-//! restitutions 0.5, 0.7 and 0.9, twenty steps a flight; at each flight's start every ball
+//! The bounce scene of seed 001, as a case file of `kind = "bounce"` states it
+//! ([`BounceCase`]; `cases/bounce.toml`: three balls dropped from 2 m on a floor (normal +z)
+//! with restitutions 0.5, 0.7 and 0.9, twenty steps a flight). At each flight's start every ball
 //! bounces through the impulse law (SPEC.md §3), the flight between is exact (the ball meets the
-//! floor at √(2 g h) and climbs to v²/(2 g)), so each bounce reaches e² of the last. After eight
-//! bounces the balls are dropped again. Each step also holds one contact on a surface of another
+//! floor at √(2 g h) and climbs to v²/(2 g)), so each bounce reaches e² of the last. After
+//! `bounces` bounces the balls are dropped again. Each step also holds one contact on a surface of another
 //! tilt, and the floor limits, to the law's proofs; the five checks light the lamps.
 //!
 //! Everything is binary32, as the seed's GPU program; every contact of a step goes through the
@@ -10,21 +11,10 @@
 
 use crate::contact::backend::BackendError;
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
+use crate::scene::bounce::BounceCase;
 
 use super::lamps::LampStrip;
 
-/// Gravity of the seed, m/s².
-pub const GRAVITY: f32 = 9.80665;
-/// Drop height, m.
-pub const DROP: f32 = 2.0;
-/// The three restitutions.
-pub const RESTITUTIONS: [f32; 3] = [0.5, 0.7, 0.9];
-/// Bounces before the balls are dropped again.
-pub const BOUNCES: u32 = 8;
-/// Steps a flight.
-pub const STEPS_PER_FLIGHT: u32 = 20;
-/// Steps a second when running in real time (the seed's page: thirty).
-pub const STEPS_PER_SECOND: f64 = 30.0;
 /// Seed 001's tolerance on every bounce: the height within 0.0008 % of e^(2n) of the drop
 /// (about 67 ε₃₂, the rounding of eight bounces of binary32 arithmetic).
 pub const BOUNCE_REL_TOL: f64 = 0.000008;
@@ -32,8 +22,6 @@ pub const BOUNCE_REL_TOL: f64 = 0.000008;
 pub const TILTED_TOL: f32 = 0.000002;
 /// Seed 001's tolerance on the slowed slide of the limits, m/s (about 4 ε₃₂ × 3 m/s).
 pub const SLOWED_TOL: f32 = 0.0000005 * 3.0;
-/// Steps of chart history kept (nine flights, the seed's 180).
-pub const HISTORY: usize = 180;
 
 /// The lamps of the bounce scene, in display order (seed 001's checks).
 pub const BOUNCE_LAMPS: [&str; 5] = [
@@ -95,9 +83,11 @@ impl Tilted {
 
 /// The bounce scene.
 pub struct Bounce {
-    /// Bounce the balls are at, 0 ..= [`BOUNCES`].
+    /// The case it runs.
+    pub case: BounceCase,
+    /// Bounce the balls are at, 0 ..= `case.bounces`.
     pub bounce: u32,
-    /// Point of the flight, 0 .. [`STEPS_PER_FLIGHT`].
+    /// Point of the flight, 0 .. `case.steps_per_flight`.
     pub point: u32,
     /// Steps taken.
     pub step: usize,
@@ -109,7 +99,8 @@ pub struct Bounce {
     pub tilted: Tilted,
     /// The lamps ([`BOUNCE_LAMPS`]).
     pub lamps: LampStrip,
-    /// (bounces as a number, heights now) since the last drop, for the chart.
+    /// (bounces as a number, heights now) since the last drop, for the chart: at most one drop,
+    /// (`bounces` + 1) flights.
     pub history: Vec<(f32, [f32; 3])>,
     /// Largest relative error of a top against e^(2n) of the drop so far.
     pub worst_bounce_error: f64,
@@ -117,33 +108,17 @@ pub struct Bounce {
     outputs: Vec<[f32; 3]>,
 }
 
-impl Default for Bounce {
-    fn default() -> Self {
-        Bounce::new()
-    }
-}
-
 const UP: [f32; 3] = [0.0, 0.0, 1.0];
-
-/// The closed form: drop · e^(2n), m (binary64).
-pub fn closed(restitution: f32, bounce: u32) -> f64 {
-    DROP as f64 * (restitution as f64).powi(2 * bounce as i32)
-}
-
-/// A ball's height at point `point` of a flight topping at `top`: top · 4f(1 − f), f = point/20.
-pub fn flying(top: f32, point: u32) -> f32 {
-    let f = point as f32 / STEPS_PER_FLIGHT as f32;
-    top * 4.0 * f * (1.0 - f)
-}
 
 impl Bounce {
     /// Before the first step (the seed's initial state: the step after it drops the balls).
-    pub fn new() -> Bounce {
+    pub fn new(case: &BounceCase) -> Bounce {
         Bounce {
-            bounce: BOUNCES,
-            point: STEPS_PER_FLIGHT - 1,
+            case: case.clone(),
+            bounce: case.bounces,
+            point: case.steps_per_flight - 1,
             step: 0,
-            top: [DROP; 3],
+            top: [case.drop; 3],
             now: [0.0; 3],
             tilted: Tilted::default(),
             lamps: LampStrip::new(&BOUNCE_LAMPS),
@@ -154,9 +129,31 @@ impl Bounce {
         }
     }
 
+    /// The closed form: drop · e^(2n), m (binary64).
+    pub fn closed(&self, restitution: f32, bounce: u32) -> f64 {
+        self.case.drop as f64 * (restitution as f64).powi(2 * bounce as i32)
+    }
+
+    /// A ball's height at point `point` of a flight topping at `top`: top · 4f(1 − f),
+    /// f = point / steps a flight.
+    pub fn flying(&self, top: f32, point: u32) -> f32 {
+        let f = point as f32 / self.case.steps_per_flight as f32;
+        top * 4.0 * f * (1.0 - f)
+    }
+
+    /// Steps of chart history kept: one drop, (`bounces` + 1) flights (the seed's 180).
+    pub fn history_len(&self) -> usize {
+        (self.case.bounces as usize + 1) * self.case.steps_per_flight as usize
+    }
+
+    /// Simulated time, s, on the viewer's clock (`steps_per_second` steps a second).
+    pub fn time(&self) -> f64 {
+        self.step as f64 / self.case.steps_per_second
+    }
+
     /// Bounces as a number: bounce + point/20.
     pub fn bounces(&self) -> f32 {
-        self.bounce as f32 + self.point as f32 / STEPS_PER_FLIGHT as f32
+        self.bounce as f32 + self.point as f32 / self.case.steps_per_flight as f32
     }
 
     /// One step of seed 001's `main`, every contact through `backend` in one batch.
@@ -164,9 +161,11 @@ impl Bounce {
     /// # Errors
     /// The backend's error (a GPU failure); the state is then unchanged.
     pub fn step(&mut self, backend: &mut dyn ImpulseBackend) -> Result<(), BackendError> {
-        let flight_start = self.point + 1 >= STEPS_PER_FLIGHT;
+        let (gravity, drop) = (self.case.gravity, self.case.drop);
+        let restitutions = self.case.restitutions;
+        let flight_start = self.point + 1 >= self.case.steps_per_flight;
         let bounce = if flight_start {
-            if self.bounce >= BOUNCES {
+            if self.bounce >= self.case.bounces {
                 0
             } else {
                 self.bounce + 1
@@ -187,8 +186,8 @@ impl Bounce {
 
         // The batch: three bounces, the tilted contact, the leaving one, the five limits.
         self.inputs.clear();
-        for (i, &e) in RESTITUTIONS.iter().enumerate() {
-            let falling = [0.0, 0.0, -(2.0 * GRAVITY * self.top[i]).sqrt()];
+        for (i, &e) in restitutions.iter().enumerate() {
+            let falling = [0.0, 0.0, -(2.0 * gravity * self.top[i]).sqrt()];
             self.inputs.push(ContactInput::new(falling, UP, e, 0.0));
         }
         self.inputs
@@ -218,10 +217,10 @@ impl Bounce {
         if flight_start {
             for (top, after) in self.top.iter_mut().zip(out) {
                 *top = if bounce == 0 {
-                    DROP
+                    drop
                 } else {
                     let rising = after[2];
-                    rising * rising / (2.0 * GRAVITY)
+                    rising * rising / (2.0 * gravity)
                 };
             }
             if bounce == 0 {
@@ -231,17 +230,17 @@ impl Bounce {
         self.bounce = bounce;
         self.point = if flight_start { 0 } else { self.point + 1 };
         for i in 0..3 {
-            self.now[i] = flying(self.top[i], self.point);
+            self.now[i] = self.flying(self.top[i], self.point);
         }
         self.history.push((self.bounces(), self.now));
-        if self.history.len() > HISTORY {
+        if self.history.len() > self.history_len() {
             self.history.remove(0);
         }
 
         // Check 1: every ball's top within the seed's tolerance of e^(2n) of the drop.
         let mut worst = (0.0f64, 0usize);
-        for (i, &e) in RESTITUTIONS.iter().enumerate() {
-            let want = closed(e, bounce);
+        for (i, &e) in restitutions.iter().enumerate() {
+            let want = self.closed(e, bounce);
             let rel = (self.top[i] as f64 - want).abs() / want;
             if rel > worst.0 {
                 worst = (rel, i);
@@ -249,13 +248,12 @@ impl Bounce {
         }
         self.worst_bounce_error = self.worst_bounce_error.max(worst.0);
         let (rel, ball) = worst;
+        let want = self.closed(restitutions[ball], bounce);
+        let top = self.top[ball];
         self.lamps.lamps[0].judge(step, Some(rel <= BOUNCE_REL_TOL), || {
             format!(
-                "bounce {bounce}, e = {}: height {:.7} m vs {:.7} m ({:.1e} relative)",
-                RESTITUTIONS[ball],
-                self.top[ball],
-                closed(RESTITUTIONS[ball], bounce),
-                rel
+                "bounce {bounce}, e = {}: height {top:.7} m vs {want:.7} m ({rel:.1e} relative)",
+                restitutions[ball],
             )
         });
 
@@ -311,9 +309,9 @@ mod tests {
 
     #[test]
     fn the_cpu_law_keeps_every_lamp_green_over_three_drops() {
-        let mut b = Bounce::new();
+        let mut b = Bounce::new(&BounceCase::builtin());
         let mut law = CpuLaw::single_threaded();
-        for _ in 0..3 * (BOUNCES + 1) * STEPS_PER_FLIGHT {
+        for _ in 0..3 * b.history_len() {
             b.step(&mut law).unwrap();
         }
         assert!(b.lamps.all_hold(), "{:?}", b.lamps.first_red());
@@ -322,7 +320,7 @@ mod tests {
 
     #[test]
     fn the_first_steps_follow_the_seed() {
-        let mut b = Bounce::new();
+        let mut b = Bounce::new(&BounceCase::builtin());
         let mut law = CpuLaw::single_threaded();
         b.step(&mut law).unwrap();
         assert_eq!((b.bounce, b.point), (0, 0));
@@ -332,13 +330,13 @@ mod tests {
         }
         // Mid-flight of the drop: 4 f (1 − f) = 1 at f = 1/2.
         assert_eq!(b.point, 10);
-        assert_eq!(b.now, [DROP; 3]);
+        assert_eq!(b.now, [2.0; 3]);
         for _ in 0..10 {
             b.step(&mut law).unwrap();
         }
         assert_eq!((b.bounce, b.point), (1, 0));
-        for (i, &e) in RESTITUTIONS.iter().enumerate() {
-            let rel = (b.top[i] as f64 - closed(e, 1)).abs() / closed(e, 1);
+        for (i, &e) in [0.5, 0.7, 0.9].iter().enumerate() {
+            let rel = (b.top[i] as f64 - b.closed(e, 1)).abs() / b.closed(e, 1);
             assert!(rel <= BOUNCE_REL_TOL, "ball {i}: {rel}");
         }
     }
@@ -366,8 +364,8 @@ mod tests {
 
     #[test]
     fn a_wrong_law_turns_the_lamps_red() {
-        let mut b = Bounce::new();
-        for _ in 0..2 * STEPS_PER_FLIGHT {
+        let mut b = Bounce::new(&BounceCase::builtin());
+        for _ in 0..2 * b.case.steps_per_flight {
             b.step(&mut Broken).unwrap();
         }
         assert!(b.lamps.lamps[0].is_red());

@@ -1,5 +1,5 @@
 //! Where things go on the screen: the window's panels, the world→screen transform of the scene
-//! view and the chart, and the colours. Pure functions of the window size and the simulation
+//! view and the chart (the colours are [`crate::graphics`]'s). Pure functions of the window size and the simulation
 //! state, with no window behind them, so the tests can say where a frame must show the slope and
 //! the mesh.
 
@@ -9,48 +9,6 @@ use crate::energy::Vec2;
 pub const WINDOW_WIDTH: u32 = 1200;
 /// Default window height, px.
 pub const WINDOW_HEIGHT: u32 = 800;
-
-/// An sRGB colour, 8 bits a channel.
-pub type Rgb = [u8; 3];
-
-/// Background of the whole window.
-pub const BACKGROUND: Rgb = [246, 244, 238];
-/// Background of the scene view (the sky above the slope).
-pub const SKY: Rgb = [252, 252, 250];
-/// The half-space under the slope.
-pub const GROUND: Rgb = [226, 214, 190];
-/// The slope line (and the floor of the bounce scene).
-pub const SLOPE: Rgb = [120, 72, 28];
-/// The springs of the mass-spring mesh.
-pub const MESH: Rgb = [40, 90, 200];
-/// A node out of contact (not in the friction set).
-pub const NODE_FREE: Rgb = [60, 60, 70];
-/// A node in the friction set (μλ > 0) whose tangential speed is under ε_v: sticking.
-pub const NODE_STICKING: Rgb = [20, 160, 60];
-/// A node in the friction set sliding (tangential speed ≥ ε_v).
-pub const NODE_SLIDING: Rgb = [230, 120, 0];
-/// Barrier-force arrows.
-pub const BARRIER_ARROW: Rgb = [170, 40, 170];
-/// Friction-force arrows.
-pub const FRICTION_ARROW: Rgb = [0, 160, 190];
-/// Grid lines of the world scale.
-pub const GRID: Rgb = [222, 222, 228];
-/// Text.
-pub const TEXT: Rgb = [30, 30, 36];
-/// A lamp while its check holds (seed 001's `lamp_colour(true)`: 0.15, 0.6, 0.3).
-pub const LAMP_GREEN: Rgb = [38, 153, 77];
-/// A lamp once its check has failed (seed 001's `lamp_colour(false)`: 0.75, 0.15, 0.15).
-pub const LAMP_RED: Rgb = [191, 38, 38];
-/// A lamp whose check has not yet been judged (too few records so far).
-pub const LAMP_PENDING: Rgb = [150, 150, 150];
-
-/// One colour a case (or a ball), in load order, cycling; shared with `stickslip plot`.
-pub const CASE_COLOURS: [Rgb; 3] = [[213, 84, 26], [0, 114, 189], [70, 160, 40]];
-
-/// The colour of the `i`-th loaded case.
-pub fn case_colour(i: usize) -> Rgb {
-    CASE_COLOURS[i % CASE_COLOURS.len()]
-}
 
 /// A screen rectangle, px, y down.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -309,15 +267,13 @@ pub const BALL_RADIUS_M: f64 = 0.08;
 /// World x of the three balls of the bounce scene, m.
 pub const BALL_X_M: [f64; 3] = [-0.9, 0.0, 0.9];
 
-/// The bounce scene's camera: the floor (z = 0) near the bottom, the drop height near the top.
-pub fn bounce_camera(rect: Rect) -> Camera {
-    let height_m = crate::app::view::bounce::DROP as f64 * 1.3;
+/// The bounce scene's camera: the floor (z = 0) near the bottom, the drop height `drop` (m) near
+/// the top.
+pub fn bounce_camera(rect: Rect, drop: f32) -> Camera {
+    let height_m = drop as f64 * 1.3;
     Camera {
         rect,
-        centre: Vec2::new(
-            0.0,
-            0.5 * height_m - 0.12 * crate::app::view::bounce::DROP as f64,
-        ),
+        centre: Vec2::new(0.0, 0.5 * height_m - 0.12 * drop as f64),
         scale: rect.h as f64 / height_m,
     }
 }

@@ -2,11 +2,11 @@
 //! lamps, and what the drawing reads (node states, forces). Nothing here draws; the drawing code
 //! only reads this state.
 
-use crate::app::runner::{RunError, RunOptions, Runner};
-use crate::app::verdict::Verdict;
 use crate::contact::cross_check::{Agreement, CrossCheck, CrossCheckConfig};
 use crate::contact::impulse_law::SharedBackend;
 use crate::energy::Vec2;
+use crate::run::runner::{RunError, RunOptions, Runner};
+use crate::run::verdict::Verdict;
 use crate::scene::Scene;
 use crate::solver::StepStats;
 
@@ -269,7 +269,7 @@ fn judge_agreement(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::view::lamps::{Lamp, LampState};
+    use crate::view::lamps::{Lamp, LampState};
 
     fn agreement(agree: u64, total: u64) -> Agreement {
         Agreement::from_counts(agree, total)

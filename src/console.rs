@@ -1,0 +1,100 @@
+//! What every command shares with the terminal and the command line: printing to stdout (a
+//! closed stdout ends the program quietly), one-line messages, and the rules an option's value
+//! must obey ([`BadOption`], exit 2). Each command returns its own error; the CLI
+//! ([`crate::app::cli`]) maps them to exit codes.
+
+use crate::scene::Scene;
+use std::io::Write;
+
+/// An option's value breaks a rule (bad input, exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("option `{option}`: {rule} (got {value})")]
+pub struct BadOption {
+    /// The option (`--duration`).
+    pub option: String,
+    /// The rule.
+    pub rule: String,
+    /// What was given.
+    pub value: String,
+}
+
+impl BadOption {
+    /// `option` broke `rule` with `value`.
+    pub fn new(option: &str, rule: &str, value: impl ToString) -> BadOption {
+        BadOption {
+            option: option.into(),
+            rule: rule.into(),
+            value: value.to_string(),
+        }
+    }
+}
+
+/// A value given for `option`, if any, is finite and > 0.
+pub fn check_positive(option: &str, value: Option<f64>) -> Result<(), BadOption> {
+    match value {
+        Some(v) if !(v.is_finite() && v > 0.0) => {
+            Err(BadOption::new(option, "must be finite and > 0", v))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks a `--duration` and a `--tol` given on the command line against `scene` (the same
+/// bounds as the case file's keys: [`Scene::check_duration`], [`Scene::check_tol`]).
+pub fn check_overrides(
+    scene: &Scene,
+    duration: Option<f64>,
+    tol: Option<f64>,
+) -> Result<(), BadOption> {
+    let bad = |option: &str, v: crate::scene::case::Violation| BadOption {
+        option: option.into(),
+        rule: v.rule,
+        value: v.value,
+    };
+    if let Some(d) = duration {
+        scene.check_duration(d).map_err(|v| bad("--duration", v))?;
+    }
+    if let Some(t) = tol {
+        scene.check_tol(t).map_err(|v| bad("--tol", v))?;
+    }
+    Ok(())
+}
+
+/// Printing to stdout failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EmitError {
+    /// The reader of stdout went away (`| head -1`): the program ends quietly (exit 0).
+    #[error("stdout was closed")]
+    Closed,
+    /// Another write error (exit 1).
+    #[error("(stdout): {0}")]
+    Write(std::io::Error),
+}
+
+/// Writes `text` to stdout. A closed stdout (`EPIPE`, as after `| head -1`) gives
+/// [`EmitError::Closed`], which `main` turns into a quiet exit after the normal unwinding of the
+/// command (so a staging directory is removed by its drop). Rust ignores SIGPIPE, so the write
+/// returns the error instead of killing the process.
+pub fn emit(text: &str) -> Result<(), EmitError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(EmitError::Closed),
+        Err(e) => Err(EmitError::Write(e)),
+    }
+}
+
+/// `text` on one line: every control character (newline, escape, …) written as a Rust escape
+/// (`\n`, `\u{1b}`), so that a case name or a path cannot break an error line or drive the
+/// terminal.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
