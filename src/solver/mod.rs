@@ -10,5 +10,6 @@ pub mod assembly;
 pub mod lagging;
 pub mod line_search;
 pub mod newton;
+pub mod skyline;
 
 pub use newton::{IterationTrace, Simulation, SolveError, StepStats};
