@@ -9,14 +9,14 @@
 use std::path::Path;
 
 use nalgebra::{DMatrix, DVector};
-use stickslip::run::runner::{RunOptions, Runner, run};
-use stickslip::run::verdict::{Verdict, window_speed};
 use stickslip::energy::barrier::{self, Barrier, BarrierEnergy};
 use stickslip::energy::friction::{Friction, FrictionEnergy};
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::inertia::InertiaEnergy;
 use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::{Energy, Projection, StepState, Vec2};
+use stickslip::run::runner::{RunOptions, Runner, run};
+use stickslip::run::verdict::{Verdict, window_speed};
 use stickslip::scene::Scene;
 use stickslip::solver::Simulation;
 

@@ -8,6 +8,12 @@
 //! iteration only zeroes the values and scatters the terms' element blocks through that map,
 //! then runs faer's numeric Cholesky into a preallocated factor with a preallocated workspace:
 //! no allocation, no symbolic analysis after construction.
+//!
+//! Small systems (at most [`SKYLINE_MAX_DIM`] unknowns: the book's square and meshes up to
+//! n_seg = 16) are factored instead inside their envelope ([`SkylineLlt`]), in the mesh's own
+//! node order: at those sizes faer's sparse factorisation spends most of its instructions on
+//! bookkeeping, not arithmetic (docs/benchmarks.md has the counts). The pattern, the values and
+//! the assembly are the same for both; only the factorisation differs.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
@@ -19,6 +25,46 @@ use faer::{Conj, MatMut, Par, Side, Spec};
 use nalgebra_sparse::{CooMatrix, CscMatrix};
 
 use crate::energy::Elements;
+use crate::solver::skyline::SkylineLlt;
+
+/// The largest system, in unknowns (2 × nodes), factored by the skyline Cholesky rather than
+/// faer's sparse one. Chosen from instruction counts (callgrind) of runs of
+/// cases/slope_mu0.11.toml at n_seg = 4, 8 and 16 (50, 162 and 578 unknowns), where the skyline
+/// path executes 1.4×, 1.3× and 1.2× fewer instructions in factorisation and solve together
+/// (docs/benchmarks.md); above n_seg = 16 the envelope's work grows as n·b² (bandwidth b ∝
+/// n_seg) while the minimum-degree ordering's fill grows more slowly, so larger meshes keep the
+/// sparse path.
+pub const SKYLINE_MAX_DIM: usize = 600;
+
+/// Which factorisation a [`HessianSystem`] uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Factorisation {
+    /// faer's sparse Cholesky with an AMD ordering.
+    Sparse,
+    /// The envelope Cholesky in the mesh's node order ([`SkylineLlt`]).
+    Skyline,
+}
+
+impl Factorisation {
+    /// The default choice for a system of `dim` unknowns: skyline up to [`SKYLINE_MAX_DIM`].
+    pub fn for_dim(dim: usize) -> Factorisation {
+        if dim <= SKYLINE_MAX_DIM {
+            Factorisation::Skyline
+        } else {
+            Factorisation::Sparse
+        }
+    }
+}
+
+/// The factor of the current matrix, in one of the two forms.
+enum Factor {
+    Sparse {
+        symbolic: Box<SymbolicCholesky<usize>>,
+        l_values: Vec<f64>,
+        workspace: MemBuffer,
+    },
+    Skyline(SkylineLlt),
+}
 
 /// Errors of the linear solve.
 #[derive(Debug, thiserror::Error)]
@@ -52,11 +98,10 @@ pub struct HessianSystem {
     /// the order given. Each value is then summed in the order the solver has always used
     /// (the node blocks, then the springs), so the book cases keep their last bits.
     order: Vec<usize>,
-    symbolic: SymbolicCholesky<usize>,
-    l_values: Vec<f64>,
-    workspace: MemBuffer,
-    /// Symbolic analyses done: counted where faer's analysis is called ([`analyse`]), so a
-    /// second call anywhere would show (1 for the life of the system).
+    factor: Factor,
+    /// Symbolic analyses done: counted where faer's analysis ([`analyse`]) or the envelope's
+    /// ([`SkylineLlt::new`]) is made, so a second call anywhere would show (1 for the life of
+    /// the system).
     pub symbolic_factorisations: usize,
     /// Numeric factorisations done: counted in [`HessianSystem::factorize`].
     pub numeric_factorisations: usize,
@@ -118,8 +163,18 @@ fn slot(m: &CscMatrix<f64>, row: usize, col: usize) -> usize {
 impl HessianSystem {
     /// Builds the pattern for `n_nodes` nodes as the union of the element blocks of `terms`
     /// (one [`Elements`] per term, in the order their block buffers will be passed to
-    /// [`HessianSystem::assemble`]), the element-to-slot map and the symbolic factorisation.
+    /// [`HessianSystem::assemble`]), the element-to-slot map and the symbolic factorisation of
+    /// the default kind for its size ([`Factorisation::for_dim`]).
     pub fn new(n_nodes: usize, terms: &[Elements]) -> Result<Self, LinearSolveError> {
+        Self::with_factorisation(n_nodes, terms, Factorisation::for_dim(2 * n_nodes))
+    }
+
+    /// As [`HessianSystem::new`], with the factorisation chosen by the caller.
+    pub fn with_factorisation(
+        n_nodes: usize,
+        terms: &[Elements],
+        kind: Factorisation,
+    ) -> Result<Self, LinearSolveError> {
         let n = 2 * n_nodes;
         let mut coo = CooMatrix::<f64>::new(n, n);
         for elements in terms {
@@ -157,22 +212,47 @@ impl HessianSystem {
         let mut order: Vec<usize> = (0..terms.len()).collect();
         order.sort_by_key(|&t| terms[t].nodes_per_element());
         let mut symbolic_factorisations = 0;
-        let symbolic = analyse(&matrix, &mut symbolic_factorisations)?;
-        let req = StackReq::any_of(&[
-            symbolic
-                .factorize_numeric_llt_scratch::<f64>(Par::Seq, Spec::<LltParams, f64>::default()),
-            symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
-        ]);
+        let factor = match kind {
+            Factorisation::Sparse => {
+                let symbolic = analyse(&matrix, &mut symbolic_factorisations)?;
+                let req = StackReq::any_of(&[
+                    symbolic.factorize_numeric_llt_scratch::<f64>(
+                        Par::Seq,
+                        Spec::<LltParams, f64>::default(),
+                    ),
+                    symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
+                ]);
+                Factor::Sparse {
+                    l_values: vec![0.0; symbolic.len_val()],
+                    workspace: MemBuffer::new(req),
+                    symbolic: Box::new(symbolic),
+                }
+            }
+            Factorisation::Skyline => {
+                symbolic_factorisations += 1;
+                Factor::Skyline(SkylineLlt::new(
+                    n,
+                    matrix.col_offsets(),
+                    matrix.row_indices(),
+                ))
+            }
+        };
         Ok(HessianSystem {
-            l_values: vec![0.0; symbolic.len_val()],
-            workspace: MemBuffer::new(req),
-            symbolic,
+            factor,
             matrix,
             scatter,
             order,
             symbolic_factorisations,
             numeric_factorisations: 0,
         })
+    }
+
+    /// Which factorisation this system uses.
+    pub fn factorisation(&self) -> Factorisation {
+        match self.factor {
+            Factor::Sparse { .. } => Factorisation::Sparse,
+            Factor::Skyline(_) => Factorisation::Skyline,
+        }
     }
 
     /// Dimension (2 × nodes).
@@ -198,6 +278,18 @@ impl HessianSystem {
     pub fn factorize(&mut self) -> Result<(), LinearSolveError> {
         self.numeric_factorisations += 1;
         let n = self.dim();
+        let (symbolic, l_values, workspace) = match &mut self.factor {
+            Factor::Skyline(llt) => {
+                return llt
+                    .factorize(self.matrix.values())
+                    .map_err(|index| LinearSolveError::NotPositiveDefinite { index });
+            }
+            Factor::Sparse {
+                symbolic,
+                l_values,
+                workspace,
+            } => (symbolic, l_values, workspace),
+        };
         let a = SparseColMatRef::new(
             SymbolicSparseColMatRef::new_checked(
                 n,
@@ -208,10 +300,10 @@ impl HessianSystem {
             ),
             self.matrix.values(),
         );
-        let stack = MemStack::new(&mut self.workspace);
-        self.symbolic
+        let stack = MemStack::new(workspace);
+        symbolic
             .factorize_numeric_llt(
-                &mut self.l_values,
+                l_values,
                 a,
                 Side::Lower,
                 LltRegularization::default(),
@@ -229,8 +321,16 @@ impl HessianSystem {
 
     /// Solves H x = rhs in place with the last factorisation.
     pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
-        let llt = faer::sparse::linalg::cholesky::LltRef::new(&self.symbolic, &self.l_values);
-        let stack = MemStack::new(&mut self.workspace);
+        let (symbolic, l_values, workspace) = match &mut self.factor {
+            Factor::Skyline(llt) => return llt.solve_in_place(rhs),
+            Factor::Sparse {
+                symbolic,
+                l_values,
+                workspace,
+            } => (symbolic, l_values, workspace),
+        };
+        let llt = faer::sparse::linalg::cholesky::LltRef::new(symbolic, l_values);
+        let stack = MemStack::new(workspace);
         let n = rhs.len();
         let rhs = MatMut::from_column_major_slice_mut(rhs, n, 1);
         llt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, stack);
@@ -329,8 +429,16 @@ mod tests {
         assert!(!pattern(x_of(4), x_of(1)) && !pattern(x_of(3), x_of(0)));
     }
 
+    const BOTH: [Factorisation; 2] = [Factorisation::Sparse, Factorisation::Skyline];
+
     #[test]
     fn assembles_and_solves_a_spring_chain() {
+        for kind in BOTH {
+            spring_chain(kind);
+        }
+    }
+
+    fn spring_chain(kind: Factorisation) {
         // Three nodes, two edges; mass 1 on each diagonal, spring block B = diag(2, 3).
         let edges = [0, 1, 2, 1];
         let terms = [
@@ -340,7 +448,8 @@ mod tests {
                 nodes: &edges,
             },
         ];
-        let mut sys = HessianSystem::new(3, &terms).unwrap();
+        let mut sys = HessianSystem::with_factorisation(3, &terms, kind).unwrap();
+        assert_eq!(sys.factorisation(), kind);
         let b = nalgebra::Matrix2::new(2.0, 0.5, 0.5, 3.0);
         let node_blocks: Vec<f64> = (0..3).flat_map(|_| [1.0, 0.0, 0.0, 1.0]).collect();
         let mut pair = nalgebra::Matrix4::zeros();
@@ -370,7 +479,7 @@ mod tests {
         for i in 0..6 {
             assert!(
                 (x[i] - expect[i]).abs() < 1e-12,
-                "{i}: {} vs {}",
+                "{kind:?} {i}: {} vs {}",
                 x[i],
                 expect[i]
             );
@@ -385,11 +494,78 @@ mod tests {
 
     #[test]
     fn indefinite_matrix_is_an_error() {
-        let mut sys = HessianSystem::new(1, &[Elements::EachNode(1)]).unwrap();
-        sys.assemble(&[vec![1.0, 0.0, 0.0, -1.0]]);
-        assert!(matches!(
-            sys.factorize(),
-            Err(LinearSolveError::NotPositiveDefinite { .. })
-        ));
+        for kind in BOTH {
+            let mut sys =
+                HessianSystem::with_factorisation(1, &[Elements::EachNode(1)], kind).unwrap();
+            sys.assemble(&[vec![1.0, 0.0, 0.0, -1.0]]);
+            assert!(
+                matches!(
+                    sys.factorize(),
+                    Err(LinearSolveError::NotPositiveDefinite { .. })
+                ),
+                "{kind:?}"
+            );
+        }
+    }
+
+    /// The two factorisations solve the same assembled system of a 6 × 6 node grid with both
+    /// diagonals in every cell (the square's pattern at n_seg = 5) to the same answer. Node
+    /// blocks dominate the pair blocks (condition number below 100), so the two solutions,
+    /// rounded in different orders, agree to 1e-12 on entries of order 1.
+    #[test]
+    fn skyline_and_sparse_agree_on_a_grid() {
+        let m = 6;
+        let id = |i: usize, j: usize| i * m + j;
+        let mut pairs = vec![];
+        for i in 0..m {
+            for j in 0..m {
+                if i + 1 < m {
+                    pairs.extend([id(i, j), id(i + 1, j)]);
+                }
+                if j + 1 < m {
+                    pairs.extend([id(i, j), id(i, j + 1)]);
+                }
+                if i + 1 < m && j + 1 < m {
+                    pairs.extend([id(i, j), id(i + 1, j + 1), id(i + 1, j), id(i, j + 1)]);
+                }
+            }
+        }
+        let terms = [
+            Elements::EachNode(m * m),
+            Elements::Tuples {
+                k: 2,
+                nodes: &pairs,
+            },
+        ];
+        let node_blocks: Vec<f64> = (0..m * m)
+            .flat_map(|k| [20.0 + 0.1 * k as f64, 0.1, 0.1, 25.0])
+            .collect();
+        let pair_blocks: Vec<f64> = (0..pairs.len() / 2)
+            .flat_map(|e| {
+                let a = 0.5 + 0.3 * ((e * 7) % 5) as f64;
+                let c = 0.2 * ((e * 3) % 4) as f64;
+                let b = nalgebra::Matrix2::new(a, 0.1 * c, 0.1 * c, 0.4 + c);
+                let mut pair = nalgebra::Matrix4::zeros();
+                pair.fixed_view_mut::<2, 2>(0, 0).copy_from(&b);
+                pair.fixed_view_mut::<2, 2>(2, 2).copy_from(&b);
+                pair.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-b));
+                pair.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-b));
+                pair.as_slice().to_vec()
+            })
+            .collect();
+        let blocks = [node_blocks, pair_blocks];
+        let rhs: Vec<f64> = (0..2 * m * m).map(|i| (i as f64 * 0.37).cos()).collect();
+        let mut solutions = vec![];
+        for kind in BOTH {
+            let mut sys = HessianSystem::with_factorisation(m * m, &terms, kind).unwrap();
+            sys.assemble(&blocks);
+            sys.factorize().unwrap();
+            let mut x = rhs.clone();
+            sys.solve_in_place(&mut x);
+            solutions.push(x);
+        }
+        for (i, (a, b)) in solutions[0].iter().zip(&solutions[1]).enumerate() {
+            assert!((a - b).abs() < 1e-12, "{i}: sparse {a} vs skyline {b}");
+        }
     }
 }

@@ -12,5 +12,6 @@ pub mod lagging;
 pub mod line_search;
 pub mod newton;
 pub mod potential;
+pub mod skyline;
 
 pub use newton::{IterationTrace, Simulation, SolveError, StepStats};
