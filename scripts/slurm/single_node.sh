@@ -22,7 +22,8 @@
 #   2-CPU node runs two single-CPU tasks at a time.
 # - AuthInfo=socket=...: munged listens on a socket in the state directory, so a system munged,
 #   if any, is left alone.
-# - The node's CPUs and memory are what `slurmd -C` reports on this host.
+# - The node's CPUs and memory are what `slurmd -C` reports on this host; the daemons talk over
+#   127.0.0.1, so the host name need not resolve.
 set -euo pipefail
 
 STATE_DIR="${STICKSLIP_SLURM_DIR:-/var/spool/stickslip-slurm}"
@@ -96,7 +97,7 @@ write_conf() {
 $MARK
 # State directory: $STATE_DIR
 ClusterName=stickslip
-SlurmctldHost=$NODE
+SlurmctldHost=$NODE(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -124,7 +125,7 @@ SlurmdTimeout=60
 InactiveLimit=0
 KillWait=5
 MinJobAge=300
-$node_line State=UNKNOWN
+$node_line NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=$PARTITION Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
 EOF
   mv "$SLURM_CONF_PATH.tmp" "$SLURM_CONF_PATH"
