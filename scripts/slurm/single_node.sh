@@ -142,7 +142,7 @@ start_munged() {
     # A fresh key for this cluster only; mungekey writes it 0600.
     mungekey --create --keyfile="$munge_dir/munge.key"
   fi
-  # munged refuses to run as root without --force; Debian's package gives it a `munge` user.
+  # As Debian's own munge.service does: as the package's `munge` user when there is one.
   if getent passwd munge >/dev/null; then
     user=munge
     chown -R munge: "$munge_dir"
@@ -151,7 +151,7 @@ start_munged() {
     --pid-file="$munge_dir/munged.pid" --log-file="$munge_dir/munged.log"
     --seed-file="$munge_dir/munged.seed")
   if [ "$user" = root ]; then
-    munged --force "${args[@]}"
+    munged "${args[@]}"
   else
     runuser -u munge -- munged "${args[@]}"
   fi
