@@ -115,6 +115,7 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
+MailProg=/bin/true
 SwitchType=switch/none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
