@@ -10,6 +10,8 @@
 //! * [`gpu`]: the wgpu context and the impulse-law compute kernel.
 //! * [`rigid`]: a rigid ellipsoid on SE(3) with impacts (SPEC.md §5): CG4, the lowest point,
 //!   event location and three impact models.
+//! * [`sweep`]: parameter sweeps over case keys: the sweep file, shards, the sweep directory,
+//!   the parallel pool, the merged map and its figure.
 //! * [`app`]: orchestration: the case runner, verdicts, output files.
 #![warn(missing_docs)]
 
@@ -20,3 +22,4 @@ pub mod gpu;
 pub mod rigid;
 pub mod scene;
 pub mod solver;
+pub mod sweep;

@@ -6,5 +6,6 @@ pub mod plot;
 pub mod rigid_command;
 pub mod runner;
 pub mod signals;
+pub mod sweep_command;
 pub mod verdict;
 pub mod view;
