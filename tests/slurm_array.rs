@@ -210,7 +210,8 @@ fn a_job_array_of_four_gives_the_single_process_map_cell_for_cell() {
         let log = root.join(format!("slurm-{name}-{job}_{task}.out"));
         let text = std::fs::read_to_string(&log)
             .unwrap_or_else(|e| panic!("{test}: task {task} left no log {}: {e}", log.display()));
-        let shard = format!("shard {task}/{TASKS}");
+        // `sweep` names its shard and where it came from (src/app/sweep_command.rs).
+        let shard = format!("shard {task}/{TASKS} (Slurm job array)");
         assert!(
             text.contains(&shard),
             "{test}: task {task}'s log does not name `{shard}`:\n{logs}"
