@@ -254,3 +254,35 @@ fn a_directory_that_is_not_this_sweeps_is_refused_untouched() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds another sweep"));
     assert_eq!(cell_files(&out), before);
 }
+
+#[test]
+fn a_failed_cell_is_recorded_and_the_sweep_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml");
+    let file = tmp.path().join("fails.toml");
+    // One Newton iteration a step cannot resolve the landing (SPEC.md §1: up to 6 in a step):
+    // that cell's run fails; the cell with the book's 100 must still run.
+    std::fs::write(
+        &file,
+        format!(
+            "case = {case:?}\nset = [\"square.n_seg=2\", \"time.duration=1.2\"]\n\n[[axis]]\nkey = \"newton.max_iterations\"\nvalues = [1, 100]\n"
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let err = ok(&sweep(&file, &out, &["--jobs", "2"]));
+    assert!(err.contains("ran 2 (1 failed)"), "{err}");
+    let o = collect(&out);
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "a failed cell is a result: {report}");
+    assert!(
+        report.contains("1 done, 1 failed") && report.contains("failed: c0000: "),
+        "{report}"
+    );
+    let csv = std::fs::read_to_string(out.join("map.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[1].starts_with("c0000,1,failed,"), "{csv}");
+    assert!(rows[2].starts_with("c0001,100,done,"), "{csv}");
+    // A rerun does not run a failed cell again: its failure is its result.
+    assert_eq!(ran(&ok(&sweep(&file, &out, &[]))), 0);
+}
