@@ -190,7 +190,20 @@ impl Sweep {
             key: key.to_string(),
             rule,
         };
-        let text = read_case_file(path).map_err(|e| invalid("(file)", case_rule(&e)))?;
+        let text = read_case_file(path).map_err(|e| {
+            invalid(
+                "(file)",
+                match e {
+                    CaseError::Io { source, .. } => format!("cannot read: {source}"),
+                    CaseError::NotACaseFile { what, .. } => {
+                        format!(
+                            "not a sweep file: it is {what}; give the path of a TOML sweep file"
+                        )
+                    }
+                    other => case_rule(&other),
+                },
+            )
+        })?;
         let parsed: SweepToml = parse_case_toml(&text, path).map_err(|e| match e {
             CaseError::Parse { key, message, .. } => invalid(&key, message),
             other => invalid(other.key(), case_rule(&other)),

@@ -96,6 +96,17 @@ impl Shard {
                 ),
             };
             let count = count.ok_or_else(|| bad("SLURM_ARRAY_TASK_COUNT must be set"))?;
+            // A stepped or sparse array (--array=0-6:2, --array=1,5) numbers its tasks with gaps:
+            // id − min would skip shards and overlap none of the missing ones.
+            let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
+            let max = number("SLURM_ARRAY_TASK_MAX")?;
+            if step != 1
+                || max.is_some_and(|max| max.checked_sub(min).map(|d| d + 1) != Some(count))
+            {
+                return Err(bad(
+                    "the array must be a contiguous range with step 1 (e.g. --array=0-3): SLURM_ARRAY_TASK_STEP must be 1 and MAX - MIN + 1 the count",
+                ));
+            }
             let index = id
                 .checked_sub(min)
                 .ok_or_else(|| bad("the task id must be >= SLURM_ARRAY_TASK_MIN"))?;
@@ -176,7 +187,23 @@ mod tests {
         assert_eq!(s, Shard { index: 2, count: 3 });
         let with_env = [("JOB_COMPLETION_INDEX", "2"), (SHARD_COUNT_ENV, "2")];
         assert!(Shard::resolve(None, None, env(&with_env)).is_err());
-        // --array=0-6:2 has ids 0, 2, 4, 6 and count 4: id 6 is out of range.
+        // --array=0-6:2 has ids 0, 2, 4, 6 and count 4.
+        let stepped = [
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_MAX", "6"),
+            ("SLURM_ARRAY_TASK_STEP", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ];
+        assert!(Shard::resolve(None, None, env(&stepped)).is_err());
+        // --array=1,5: no step variable, but MAX - MIN + 1 = 5 is not the count 2.
+        let sparse = [
+            ("SLURM_ARRAY_TASK_ID", "1"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "2"),
+        ];
+        assert!(Shard::resolve(None, None, env(&sparse)).is_err());
         let step = [
             ("SLURM_ARRAY_TASK_ID", "6"),
             ("SLURM_ARRAY_TASK_MIN", "0"),
