@@ -16,6 +16,8 @@
 //!   trait.
 //! * [`graphics`]: the colours, the font and the one PNG writer of the figures and the viewer.
 //! * [`console`]: what the commands share with the terminal: printing, option rules.
+//! * [`sweep`]: parameter sweeps over case keys: the sweep file, shards, the sweep directory,
+//!   the parallel pool, the merged map and its figure.
 //! * [`app`]: the command line, output directories, signals, `plot`.
 //!
 //! `docs/architecture.md` draws the flow and says where new code goes.
@@ -31,4 +33,5 @@ pub mod rigid;
 pub mod run;
 pub mod scene;
 pub mod solver;
+pub mod sweep;
 pub mod view;

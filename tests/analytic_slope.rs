@@ -98,7 +98,7 @@ fn case(n_seg: usize, tol: f64, placement: Placement) -> CaseFile {
     c.barrier.contact_area = Some(c.square.side / n_seg as f64);
     c.newton.tol = tol;
     if let Placement::Resting { gap, speed } = placement {
-        c.slope.normal = [0.0, 1.0];
+        c.slope.normal = Some([0.0, 1.0]);
         c.slope.point = [0.0, -1.0];
         c.gravity.acceleration = [G * sin_theta(), -G * cos_theta()];
         c.square.centre = [0.0, -1.0 + gap + 0.5 * c.square.side];

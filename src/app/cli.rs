@@ -54,6 +54,9 @@ pub enum Command {
     View(ViewArgs),
     /// Draw downhill distance and speed against time for the cases into a PNG (Figure 10.2.1).
     Plot(PlotArgs),
+    /// Run a sweep file's grid of cases (sharded, resumable) into a directory; `sweep collect
+    /// DIR` merges it into map.csv and map.png (docs/sweeps.md).
+    Sweep(crate::app::sweep_command::SweepArgs),
 }
 
 /// What `run` and `check` share: the case and how to run it.
@@ -147,6 +150,9 @@ pub enum CliError {
     /// A rigid-ellipsoid run failed or could not write its output (exit 1).
     #[error(transparent)]
     Rigid(#[from] crate::rigid::run::RigidRunError),
+    /// A sweep's input was bad (exit 2) or it could not run or write (exit 1).
+    #[error(transparent)]
+    Sweep(#[from] crate::sweep::SweepError),
 }
 
 impl From<EmitError> for CliError {
@@ -218,6 +224,7 @@ impl CliError {
             | CliError::Refused(_)
             | CliError::Gpu(GpuError::BadBackends { .. }) => 2,
             CliError::StdoutClosed => 0,
+            CliError::Sweep(e) => e.exit_code(),
             _ => 1,
         }
     }
@@ -508,5 +515,6 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Some(Command::Check(a)) => check_command(a),
         Some(Command::View(a)) => Ok(view::view_command(a)?),
         Some(Command::Plot(a)) => Ok(plot::plot_command(a)?),
+        Some(Command::Sweep(a)) => Ok(crate::app::sweep_command::sweep_command(a)?),
     }
 }

@@ -7,3 +7,4 @@ pub mod output;
 pub mod plot;
 pub mod rigid_command;
 pub mod signals;
+pub mod sweep_command;

@@ -227,13 +227,28 @@ pub struct GravitySection {
     pub acceleration: [f64; 2],
 }
 
-/// `[slope]`: the half-space n·(x − o) ≥ 0.
+/// [`exactly_two`] for an optional key (called only when the key is present).
+fn exactly_two_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 2]>, D::Error> {
+    exactly_two(d).map(Some)
+}
+
+/// `[slope]`: the half-space n·(x − o) ≥ 0. The normal is stated either as a vector
+/// (`normal`) or by the slope's angle (`angle_deg`), exactly one of them.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SlopeSection {
     /// Outward normal (normalised on load; must be non-zero).
-    #[serde(deserialize_with = "exactly_two")]
-    pub normal: [f64; 2],
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub normal: Option<[f64; 2]>,
+    /// The slope's angle θ to the horizontal, degrees, in (0, 90): the normal is then
+    /// (sin θ, cos θ), the book's convention (SPEC.md §1: n = (0.1, 1)/‖(0.1, 1)‖ is
+    /// θ = atan 0.1, descending towards +x).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angle_deg: Option<f64>,
     /// A point on the slope, m.
     #[serde(deserialize_with = "exactly_two")]
     pub point: [f64; 2],
@@ -557,16 +572,7 @@ impl Scene {
         v.positive("material.density", case.material.density)?;
         v.positive("material.stiffness", case.material.stiffness)?;
         v.finite2("gravity.acceleration", case.gravity.acceleration)?;
-        v.finite2("slope.normal", case.slope.normal)?;
-        let normal = Vector2::from(case.slope.normal);
-        if normal.norm() == 0.0 || !normal.norm().is_finite() {
-            return Err(v.invalid(
-                "slope.normal",
-                "must be a non-zero vector",
-                format!("{:?}", case.slope.normal),
-            ));
-        }
-        let normal = normal.normalize();
+        let normal = v.slope_normal(&case.slope)?;
         v.finite2("slope.point", case.slope.point)?;
         v.positive("barrier.dhat", case.barrier.dhat)?;
         v.positive("barrier.kappa", case.barrier.kappa)?;
@@ -835,6 +841,44 @@ impl Validator<'_> {
             (None, None, Some(_)) => Err(self.invalid(
                 "friction.mu_static",
                 "missing: mu_kinetic needs mu_static",
+                "nothing",
+            )),
+        }
+    }
+    /// The unit normal from `slope.normal` or `slope.angle_deg` (exactly one of them).
+    fn slope_normal(&self, slope: &SlopeSection) -> Result<Vector2<f64>, CaseError> {
+        match (slope.normal, slope.angle_deg) {
+            (Some(n), None) => {
+                self.finite2("slope.normal", n)?;
+                let normal = Vector2::from(n);
+                if normal.norm() == 0.0 || !normal.norm().is_finite() {
+                    return Err(self.invalid(
+                        "slope.normal",
+                        "must be a non-zero vector",
+                        format!("{n:?}"),
+                    ));
+                }
+                Ok(normal.normalize())
+            }
+            (None, Some(degrees)) => {
+                if !(degrees.is_finite() && degrees > 0.0 && degrees < 90.0) {
+                    return Err(self.invalid(
+                        "slope.angle_deg",
+                        "must be in (0, 90) degrees (the slope descends towards +x)",
+                        degrees,
+                    ));
+                }
+                let theta = degrees.to_radians();
+                Ok(Vector2::new(theta.sin(), theta.cos()))
+            }
+            (Some(n), Some(degrees)) => Err(self.invalid(
+                "slope.angle_deg",
+                "state exactly one of slope.normal and slope.angle_deg",
+                format!("both: normal {n:?}, angle_deg {degrees}"),
+            )),
+            (None, None) => Err(self.invalid(
+                "slope.normal",
+                "missing: state slope.normal or slope.angle_deg",
                 "nothing",
             )),
         }

@@ -1,0 +1,258 @@
+//! `stickslip sweep SWEEP.toml --out DIR [--shard I/N] [--jobs J]` and
+//! `stickslip sweep collect DIR` (docs/sweeps.md): the command line of [`crate::sweep`], and
+//! the one thing that module leaves to the app, running a cell: [`runner::run`] with the
+//! impulse-law cross-check on the CPU (no GPU per cell), the verdict by the rule of
+//! `summary.json`.
+
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+
+use crate::app::cli::{CliError, emit, one_line};
+use crate::app::output::{MARKER_FILE, Marker, OutputError};
+use crate::app::plot::{plotters_font, write_png};
+use crate::app::runner::{self, RunOptions};
+use crate::contact::cross_check::{CrossCheck, CrossCheckConfig};
+use crate::contact::impulse_law::CpuLaw;
+use crate::sweep::SweepError;
+use crate::sweep::collect::Collected;
+use crate::sweep::dir::{
+    CellRecord, CellResult, CellState, MAP_PNG, Manifest, Outcome, SWEEP_FILES, SweepDir,
+    json_value,
+};
+use crate::sweep::file::{Cell, Sweep};
+use crate::sweep::shard::Shard;
+use crate::sweep::{map, pool};
+
+/// Size of map.png, px.
+pub const MAP_SIZE: (u32, u32) = (1800, 600);
+
+/// `stickslip sweep`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct SweepArgs {
+    /// `collect DIR`: merge the cells of DIR into map.csv and map.png.
+    #[command(subcommand)]
+    pub action: Option<SweepAction>,
+    /// The sweep file (docs/sweeps.md).
+    #[arg(required = true)]
+    pub sweep: Option<PathBuf>,
+    /// The sweep directory: created, or resumed when it holds this same sweep.
+    #[arg(long, required = true)]
+    pub out: Option<PathBuf>,
+    /// Run shard I of N (0 <= I < N): the cells whose index is I modulo N. Default: from a
+    /// Slurm job array or a Kubernetes Indexed Job, else 0/1 (every cell).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// N under a Kubernetes Indexed Job (I is JOB_COMPLETION_INDEX); or set
+    /// STICKSLIP_SHARD_COUNT.
+    #[arg(long, value_name = "N")]
+    pub shard_count: Option<usize>,
+    /// Cells run at once (threads; default: the CPUs this process may use).
+    #[arg(long, short = 'j', value_name = "J")]
+    pub jobs: Option<usize>,
+}
+
+/// Subcommands of `stickslip sweep`.
+#[derive(Debug, Subcommand)]
+pub enum SweepAction {
+    /// Merge the cell files of DIR into DIR/map.csv and DIR/map.png; name the missing, corrupt
+    /// and failed cells (exit 1 when any is missing or corrupt).
+    Collect(CollectArgs),
+}
+
+/// `stickslip sweep collect`.
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    /// The sweep directory.
+    pub dir: PathBuf,
+}
+
+/// The marker of a sweep directory.
+fn marker_text() -> String {
+    let marker = Marker {
+        written_by: "stickslip".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        files: SWEEP_FILES.iter().map(|s| s.to_string()).collect(),
+    };
+    serde_json::to_string_pretty(&marker).unwrap_or_default() + "\n"
+}
+
+/// Runs one cell; never fails (an error or a panic is the cell's outcome).
+fn run_cell(sweep: &Sweep, cell: &Cell) -> CellRecord {
+    let clock = Instant::now();
+    let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| evaluate(sweep, cell))) {
+        Ok(Ok(result)) => Outcome::Done(result),
+        Ok(Err(error)) => Outcome::Failed {
+            error: one_line(&error),
+        },
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".into());
+            Outcome::Failed {
+                error: one_line(&format!("panicked: {what}")),
+            }
+        }
+    };
+    CellRecord {
+        id: cell.id.clone(),
+        sweep_hash: sweep.hash.clone(),
+        inputs: cell.inputs.iter().map(json_value).collect(),
+        overrides: cell.overrides.iter().map(|o| o.setting.clone()).collect(),
+        outcome,
+        wall_seconds: clock.elapsed().as_secs_f64(),
+    }
+}
+
+/// A cell's run: the case with its overrides, to its duration, cross-checked on the CPU.
+fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
+    let scene = sweep.scene(cell).map_err(|e| e.to_string())?;
+    let mut check = CrossCheck::new(
+        Box::new(CpuLaw::single_threaded()),
+        CrossCheckConfig {
+            eps_v: scene.eps_v,
+            late_from_s: scene.cross_check_late_from,
+        },
+    );
+    let runner = runner::run(scene, &RunOptions::default(), Some(&mut check), |_, _| {})
+        .map_err(|e| e.to_string())?;
+    let s = runner.summary(Some(check.finish()));
+    let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
+    let (stop_time_s, creep_speed_m_per_s) = match s.verdict {
+        crate::app::verdict::Verdict::Stopped { since, creep_speed } => {
+            (Some(since), Some(creep_speed))
+        }
+        _ => (None, None),
+    };
+    // The state's name as summary.json writes it (`{"state": "stopped", …}`).
+    let verdict = serde_json::to_value(s.verdict)
+        .ok()
+        .and_then(|v| v.get("state").and_then(|s| s.as_str().map(str::to_owned)))
+        .unwrap_or_else(|| "unknown".into());
+    let cc = s.cross_check.as_ref();
+    Ok(CellResult {
+        verdict,
+        stop_time_s,
+        downhill_distance_m: s.downhill_distance,
+        final_speed_m_per_s: finite(s.final_speed),
+        creep_speed_m_per_s: finite(creep_speed_m_per_s),
+        newton_iterations: s.solver.newton_iterations,
+        max_iterations_in_step: s.solver.max_iterations_in_step,
+        steps: s.solver.steps,
+        agreement: finite(cc.and_then(|c| c.overall.fraction)),
+        late_agreement: finite(cc.and_then(|c| c.late.fraction)),
+        gap_median_m_per_s: finite(cc.and_then(|c| c.gap_median)),
+        verdict_text: s.verdict.to_string(),
+    })
+}
+
+/// Runs `stickslip sweep` (or `collect`).
+pub fn sweep_command(args: &SweepArgs) -> Result<(), CliError> {
+    if let Some(SweepAction::Collect(c)) = &args.action {
+        return collect(&c.dir);
+    }
+    let (Some(file), Some(out)) = (&args.sweep, &args.out) else {
+        return Err(CliError::Option {
+            option: "sweep".into(),
+            rule: "needs SWEEP.toml and --out DIR".into(),
+            value: "nothing".into(),
+        });
+    };
+    if args.jobs == Some(0) {
+        return Err(SweepError::Option {
+            option: "--jobs".into(),
+            rule: "must be at least 1".into(),
+            value: "0".into(),
+        }
+        .into());
+    }
+    // Everything is checked before DIR is touched: the sweep file, every cell, the shard.
+    let sweep = Sweep::load(file)?;
+    let (shard, shard_from) = Shard::resolve(args.shard.as_deref(), args.shard_count, |name| {
+        std::env::var(name).ok()
+    })?;
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let manifest = Manifest::of(&sweep);
+    let marker = marker_text();
+    let dir = SweepDir::prepare(out, &manifest, (MARKER_FILE, &marker))?;
+    let mine: Vec<&Cell> = sweep.cells.iter().filter(|c| shard.owns(c.index)).collect();
+    let stale = dir.remove_stale_temps(mine.iter().copied());
+    let mut finished = 0;
+    let mut todo = Vec::new();
+    for cell in &mine {
+        let inputs = &manifest.cells[cell.index].inputs;
+        match dir.cell_state(&cell.id, &sweep.hash, inputs) {
+            CellState::Finished(_) => finished += 1,
+            CellState::Missing | CellState::Corrupt(_) => todo.push(*cell),
+        }
+    }
+    let label = format!("sweep {} shard {shard}", one_line(&sweep.name));
+    let report = pool::run_cells(&dir, todo.len(), jobs, &label, |k| {
+        run_cell(&sweep, todo[k])
+    });
+    eprintln!(
+        "{label} ({shard_from}): {} of {} cells; ran {} ({} failed), skipped {finished} already finished{}; {:.1} s, {:.2} cells/s on {} threads",
+        mine.len(),
+        sweep.cells.len(),
+        report.ran,
+        report.failed,
+        if stale > 0 {
+            format!(", removed {stale} stale temporary files")
+        } else {
+            String::new()
+        },
+        report.seconds,
+        report.ran as f64 / report.seconds.max(1e-9),
+        jobs.clamp(1, todo.len().max(1)),
+    );
+    if let Some(e) = report.write_errors.into_iter().next() {
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+/// `stickslip sweep collect DIR`.
+fn collect(dir: &Path) -> Result<(), CliError> {
+    let (dir, manifest) = SweepDir::open(dir)?;
+    let collected = Collected::read(&dir, manifest);
+    collected.write_csv(&dir)?;
+    let png = dir.path.join(MAP_PNG);
+    let (w, h) = MAP_SIZE;
+    let figure = match map::render(&collected, w, h, plotters_font()) {
+        Some(Ok(rgb)) => {
+            write_png(&png, &rgb, w, h)?;
+            format!(" and {}", png.display())
+        }
+        Some(Err(e)) => {
+            return Err(CliError::Output(OutputError {
+                path: png,
+                source: std::io::Error::other(format!("drawing the map: {e}")),
+            }));
+        }
+        None => " (no map.png: it needs two numeric axes)".into(),
+    };
+    emit(&collected.report())?;
+    emit(&format!(
+        "wrote {}{figure}\n",
+        dir.path.join(crate::sweep::dir::MAP_CSV).display()
+    ))?;
+    let absent = collected.ids(|s| !matches!(s, CellState::Finished(_)));
+    if absent.is_empty() {
+        Ok(())
+    } else {
+        Err(SweepError::Incomplete {
+            dir: dir.path.clone(),
+            missing: absent.len(),
+            total: collected.cells.len(),
+            ids: crate::sweep::some_ids(&absent, 10),
+        }
+        .into())
+    }
+}

@@ -1,0 +1,192 @@
+//! `stickslip sweep collect DIR`: the cell files merged into `map.csv`, one row per cell in
+//! index order, and the missing, corrupt and failed cells named.
+//!
+//! Columns: `cell` (the id), one column per axis (headed by its key, the value as given),
+//! `status` (`done`, `failed`, `missing`, `corrupt`), then the sweep's `record` columns of
+//! [`super::file::RESULT_COLUMNS`]. Every column is deterministic: the same sweep gives the same
+//! file byte for byte however it was sharded, run or resumed (wall times are only in the cell
+//! files). Empty fields: no value (no creep speed for a cell that is not stopped, no agreement
+//! without contact records, no results for a failed cell).
+
+use super::dir::{CellRecord, CellState, MAP_CSV, Manifest, Outcome, SweepDir, write_atomic};
+use super::{SweepError, some_ids};
+
+/// One cell as collected.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectedCell {
+    /// The cell's id.
+    pub id: String,
+    /// Its axis values.
+    pub inputs: Vec<serde_json::Value>,
+    /// What its file holds.
+    pub state: CellState,
+}
+
+/// The merged sweep.
+#[derive(Clone, Debug)]
+pub struct Collected {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Every cell, in index order.
+    pub cells: Vec<CollectedCell>,
+}
+
+impl Collected {
+    /// Reads every cell file of `dir`.
+    pub fn read(dir: &SweepDir, manifest: Manifest) -> Collected {
+        let cells = manifest
+            .cells
+            .iter()
+            .map(|c| CollectedCell {
+                id: c.id.clone(),
+                inputs: c.inputs.clone(),
+                state: dir.cell_state(&c.id, &manifest.hash, &c.inputs),
+            })
+            .collect();
+        Collected { manifest, cells }
+    }
+
+    /// Ids of the cells in a state.
+    pub fn ids(&self, pick: impl Fn(&CellState) -> bool) -> Vec<String> {
+        self.cells
+            .iter()
+            .filter(|c| pick(&c.state))
+            .map(|c| c.id.clone())
+            .collect()
+    }
+
+    /// The finished records.
+    pub fn records(&self) -> impl Iterator<Item = &CellRecord> {
+        self.cells.iter().filter_map(|c| match &c.state {
+            CellState::Finished(r) => Some(r.as_ref()),
+            _ => None,
+        })
+    }
+
+    /// `map.csv`'s text (module docs).
+    pub fn csv(&self) -> String {
+        let m = &self.manifest;
+        let mut header = vec!["cell".to_string()];
+        header.extend(m.axes.iter().map(|a| csv_field(&a.key)));
+        header.push("status".into());
+        header.extend(m.record.iter().cloned());
+        let mut out = header.join(",");
+        out.push('\n');
+        for c in &self.cells {
+            let mut row = vec![c.id.clone()];
+            row.extend(c.inputs.iter().map(json_field));
+            let (status, result, error) = match &c.state {
+                CellState::Missing => ("missing", None, None),
+                CellState::Corrupt(_) => ("corrupt", None, None),
+                CellState::Finished(r) => match &r.outcome {
+                    Outcome::Done(res) => ("done", Some(res), None),
+                    Outcome::Failed { error } => ("failed", None, Some(error.as_str())),
+                },
+            };
+            row.push(status.into());
+            for col in &m.record {
+                row.push(result_field(col, result, error));
+            }
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Writes `map.csv` into `dir` atomically.
+    pub fn write_csv(&self, dir: &SweepDir) -> Result<(), SweepError> {
+        write_atomic(&dir.path.join(MAP_CSV), self.csv().as_bytes())
+    }
+
+    /// The report's lines: counts, and the ids of missing, corrupt and failed cells.
+    pub fn report(&self) -> String {
+        let missing = self.ids(|s| matches!(s, CellState::Missing));
+        let corrupt = self.ids(|s| matches!(s, CellState::Corrupt(_)));
+        let failed: Vec<&CellRecord> = self
+            .records()
+            .filter(|r| matches!(r.outcome, Outcome::Failed { .. }))
+            .collect();
+        let done = self.records().count() - failed.len();
+        let mut s = format!(
+            "{} cells: {done} done, {} failed, {} missing, {} corrupt\n",
+            self.cells.len(),
+            failed.len(),
+            missing.len(),
+            corrupt.len()
+        );
+        if !missing.is_empty() {
+            s.push_str(&format!("missing: {}\n", some_ids(&missing, 20)));
+        }
+        for c in &self.cells {
+            if let CellState::Corrupt(why) = &c.state {
+                s.push_str(&format!(
+                    "corrupt: {} ({why}); it will be run again\n",
+                    c.id
+                ));
+            }
+        }
+        for r in failed {
+            if let Outcome::Failed { error } = &r.outcome {
+                s.push_str(&format!("failed: {}: {error}\n", r.id));
+            }
+        }
+        s
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn json_field(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => csv_field(s),
+        other => csv_field(&other.to_string()),
+    }
+}
+
+fn number(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+fn result_field(
+    column: &str,
+    result: Option<&super::dir::CellResult>,
+    error: Option<&str>,
+) -> String {
+    if column == "error" {
+        return error.map_or(String::new(), csv_field);
+    }
+    let Some(r) = result else {
+        return String::new();
+    };
+    match column {
+        "verdict" => r.verdict.clone(),
+        "stop_time_s" => number(r.stop_time_s),
+        "downhill_distance_m" => number(Some(r.downhill_distance_m)),
+        "final_speed_m_per_s" => number(r.final_speed_m_per_s),
+        "creep_speed_m_per_s" => number(r.creep_speed_m_per_s),
+        "newton_iterations" => r.newton_iterations.to_string(),
+        "max_iterations_in_step" => r.max_iterations_in_step.to_string(),
+        "agreement" => number(r.agreement),
+        "late_agreement" => number(r.late_agreement),
+        "gap_median_m_per_s" => number(r.gap_median_m_per_s),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_only_when_needed() {
+        assert_eq!(csv_field("stopped"), "stopped");
+        assert_eq!(csv_field("a, \"b\""), "\"a, \"\"b\"\"\"");
+    }
+}

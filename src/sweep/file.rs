@@ -1,0 +1,485 @@
+//! The sweep file: a base case, overrides for every cell, and axes of case keys; expanded into
+//! the cells of the grid (every combination of the axes' values, the last axis fastest).
+//!
+//! ```toml
+//! name = "stick-slip map"             # optional; default: the file's stem
+//! case = "../cases/slope_mu0.11.toml" # the base case, relative to this file
+//! set = ["time.duration=15"]          # optional: overrides of every cell, before the axes
+//! record = ["verdict", "stop_time_s"] # optional: the result columns of map.csv (default all)
+//!
+//! [[axis]]                            # x of the map
+//! key = "slope.tan_theta"             # any dotted case key, or the derived slope.tan_theta
+//! from = 0.05                         # a linear range: from, to, count (count >= 2)
+//! to = 0.4
+//! count = 12
+//!
+//! [[axis]]                            # y of the map
+//! key = "friction.mu"
+//! values = [0.02, 0.1, 0.5]           # or explicit values (any TOML value the key takes)
+//! ```
+//!
+//! The file is read strictly (unknown keys rejected), and every cell's scene is built and
+//! validated like a case file with `--set` before anything runs, so a bad axis is an error
+//! naming the sweep file and the axis, with nothing written.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::scene::case::{CaseError, parse_case_toml, read_case_file};
+use crate::scene::{Override, Scene};
+
+use super::SweepError;
+
+/// The derived axis key for the slope's steepness: `slope.tan_theta = t` sets
+/// `slope.normal = [t, 1.0]`, the book's normal (0.1, 1) for t = 0.1 (SPEC.md §1), i.e.
+/// (sin θ, cos θ) once normalised. It replaces the base case's `slope.normal` (a base case that
+/// states `slope.angle_deg` instead is rejected: a slope states exactly one of the two).
+pub const TAN_THETA_KEY: &str = "slope.tan_theta";
+
+/// At most this many cells in a sweep (each writes a file of ~1 kB).
+pub const MAX_CELLS: usize = 1_000_000;
+
+/// At most this many values an axis (`count` or `values`).
+pub const MAX_AXIS_VALUES: usize = 100_000;
+
+/// The result columns of `map.csv` a sweep may `record` (all by default), in their order.
+pub const RESULT_COLUMNS: [&str; 11] = [
+    "verdict",
+    "stop_time_s",
+    "downhill_distance_m",
+    "final_speed_m_per_s",
+    "creep_speed_m_per_s",
+    "newton_iterations",
+    "max_iterations_in_step",
+    "agreement",
+    "late_agreement",
+    "gap_median_m_per_s",
+    "error",
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepToml {
+    #[serde(default)]
+    name: Option<String>,
+    case: String,
+    #[serde(default)]
+    set: Vec<String>,
+    #[serde(default)]
+    record: Option<Vec<String>>,
+    #[serde(default)]
+    axis: Vec<AxisToml>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AxisToml {
+    key: String,
+    #[serde(default)]
+    values: Option<Vec<toml::Value>>,
+    #[serde(default)]
+    from: Option<f64>,
+    #[serde(default)]
+    to: Option<f64>,
+    #[serde(default)]
+    count: Option<usize>,
+}
+
+/// One axis: a case key and its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// The dotted key as written (`friction.mu`, or [`TAN_THETA_KEY`]).
+    pub key: String,
+    /// Its values, in order.
+    pub values: Vec<toml::Value>,
+}
+
+/// One cell of the grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// Position in the grid (row-major, the last axis fastest), from 0.
+    pub index: usize,
+    /// Its name: `c` and the zero-padded index (`c0007`); the cell file is `cells/<id>.json`.
+    pub id: String,
+    /// The value of every axis, in axis order.
+    pub inputs: Vec<toml::Value>,
+    /// Every override of the cell, the sweep's `set` first, then one per axis.
+    pub overrides: Vec<Override>,
+}
+
+/// A parsed, expanded and validated sweep.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The sweep file as given.
+    pub file: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// The sweep's name.
+    pub name: String,
+    /// The base case as written in the sweep file (the path messages of the cells name).
+    pub case_as_written: String,
+    /// Its text.
+    pub case_text: String,
+    /// The axes.
+    pub axes: Vec<Axis>,
+    /// The result columns of map.csv.
+    pub record: Vec<String>,
+    /// The cells.
+    pub cells: Vec<Cell>,
+    /// 64-bit FNV-1a of the sweep file's and the base case's texts, hex: binds the cell files
+    /// to the sweep that wrote them.
+    pub hash: String,
+}
+
+/// FNV-1a, 64 bits, over `parts` separated by a 0 byte (an identity check, not a security one).
+pub fn fnv1a64(parts: &[&str]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (k, part) in parts.iter().enumerate() {
+        let sep: &[u8] = if k > 0 { &[0] } else { &[] };
+        for &b in sep.iter().chain(part.as_bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// The message of a case error without the `--set` attribution (the sweep names the axis).
+fn case_rule(e: &CaseError) -> String {
+    match e {
+        CaseError::FromOverride { source, .. } => case_rule(source),
+        other => other.to_string(),
+    }
+}
+
+/// `value` as the map and the CSV write it (TOML's form: `0.05`, `16`, `"ipc"`).
+pub fn value_text(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The override an axis value makes.
+fn axis_override(key: &str, value: &toml::Value) -> Result<Override, String> {
+    if key == TAN_THETA_KEY {
+        let t = match value {
+            toml::Value::Float(f) => *f,
+            toml::Value::Integer(i) => *i as f64,
+            other => return Err(format!("must be a number, got {}", other.type_str())),
+        };
+        if !t.is_finite() {
+            return Err(format!("must be finite, got {t}"));
+        }
+        let normal = toml::Value::Array(vec![toml::Value::Float(t), toml::Value::Float(1.0)]);
+        return Ok(Override {
+            path: vec!["slope".into(), "normal".into()],
+            setting: format!("slope.normal={normal}"),
+            value: normal,
+        });
+    }
+    Override::parse(&format!("{key}={value}")).map_err(|e| e.rule)
+}
+
+impl Sweep {
+    /// Reads, expands and validates the sweep file at `path` (module docs).
+    pub fn load(path: &Path) -> Result<Sweep, SweepError> {
+        let invalid = |key: &str, rule: String| SweepError::Invalid {
+            file: path.to_path_buf(),
+            key: key.to_string(),
+            rule,
+        };
+        let text = read_case_file(path).map_err(|e| {
+            invalid(
+                "(file)",
+                match e {
+                    CaseError::Io { source, .. } => format!("cannot read: {source}"),
+                    CaseError::NotACaseFile { what, .. } => {
+                        format!(
+                            "not a sweep file: it is {what}; give the path of a TOML sweep file"
+                        )
+                    }
+                    other => case_rule(&other),
+                },
+            )
+        })?;
+        let parsed: SweepToml = parse_case_toml(&text, path).map_err(|e| match e {
+            CaseError::Parse { key, message, .. } => invalid(&key, message),
+            other => invalid(other.key(), case_rule(&other)),
+        })?;
+        let name = match parsed.name {
+            Some(n) if n.trim().is_empty() => {
+                return Err(invalid("name", "must not be empty".into()));
+            }
+            Some(n) => n,
+            None => path
+                .file_stem()
+                .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned()),
+        };
+        let case_path = path
+            .parent()
+            .unwrap_or_else(|| Path::new(""))
+            .join(&parsed.case);
+        let case_text = read_case_file(&case_path).map_err(|e| {
+            invalid(
+                "case",
+                format!(
+                    "the base case (relative to the sweep file) cannot be used: {}",
+                    case_rule(&e)
+                ),
+            )
+        })?;
+        let case_as_written = parsed.case.clone();
+        let scene_of = |overrides: &[Override]| {
+            Scene::from_toml_with_overrides(&case_text, Path::new(&case_as_written), overrides)
+        };
+        let mut set = Vec::new();
+        for (k, s) in parsed.set.iter().enumerate() {
+            set.push(Override::parse(s).map_err(|e| invalid(&format!("set[{k}]"), e.rule))?);
+        }
+        scene_of(&set).map_err(|e| {
+            invalid(
+                "set",
+                format!(
+                    "the base case with these overrides is rejected: {}",
+                    case_rule(&e)
+                ),
+            )
+        })?;
+        if parsed.axis.is_empty() {
+            return Err(invalid(
+                "axis",
+                "missing: a sweep needs at least one [[axis]] with a key and its values".into(),
+            ));
+        }
+        let mut axes: Vec<Axis> = Vec::new();
+        for (k, a) in parsed.axis.iter().enumerate() {
+            let axis_err = |rule: String| SweepError::Axis {
+                file: path.to_path_buf(),
+                number: k + 1,
+                key: a.key.clone(),
+                rule,
+            };
+            if axes.iter().any(|b| b.key == a.key) {
+                return Err(axis_err("the key is already an earlier axis".into()));
+            }
+            let values = axis_values(a).map_err(axis_err)?;
+            for v in &values {
+                let o = axis_override(&a.key, v)
+                    .map_err(|rule| axis_err(format!("value {v}: {rule}")))?;
+                let mut overrides = set.clone();
+                overrides.push(o);
+                scene_of(&overrides).map_err(|e| {
+                    axis_err(format!(
+                        "value {v} is rejected by the case: {}",
+                        case_rule(&e)
+                    ))
+                })?;
+            }
+            axes.push(Axis {
+                key: a.key.clone(),
+                values,
+            });
+        }
+        let total = axes
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
+            .filter(|&n| n <= MAX_CELLS)
+            .ok_or_else(|| invalid("axis", format!("more than {MAX_CELLS} cells")))?;
+        let width = (total.saturating_sub(1)).to_string().len().max(4);
+        let mut cells = Vec::with_capacity(total);
+        for index in 0..total {
+            let mut rest = index;
+            let mut picks = vec![0; axes.len()];
+            for (a, axis) in axes.iter().enumerate().rev() {
+                picks[a] = rest % axis.values.len();
+                rest /= axis.values.len();
+            }
+            let inputs: Vec<toml::Value> = axes
+                .iter()
+                .zip(&picks)
+                .map(|(a, &p)| a.values[p].clone())
+                .collect();
+            let mut overrides = set.clone();
+            for (a, v) in axes.iter().zip(&inputs) {
+                // Every value made its override above.
+                overrides.push(axis_override(&a.key, v).map_err(|rule| invalid("axis", rule))?);
+            }
+            let id = format!("c{index:0width$}");
+            scene_of(&overrides).map_err(|e| {
+                let at: Vec<String> = axes
+                    .iter()
+                    .zip(&inputs)
+                    .map(|(a, v)| format!("{} = {v}", a.key))
+                    .collect();
+                invalid(
+                    "axis",
+                    format!(
+                        "cell {id} ({}) is rejected by the case: {}",
+                        at.join(", "),
+                        case_rule(&e)
+                    ),
+                )
+            })?;
+            cells.push(Cell {
+                index,
+                id,
+                inputs,
+                overrides,
+            });
+        }
+        let record = match parsed.record {
+            None => RESULT_COLUMNS.iter().map(|s| s.to_string()).collect(),
+            Some(r) if r.is_empty() => {
+                return Err(invalid("record", "must name at least one column".into()));
+            }
+            Some(r) => {
+                for c in &r {
+                    if !RESULT_COLUMNS.contains(&c.as_str()) {
+                        return Err(invalid(
+                            "record",
+                            format!(
+                                "unknown column `{c}`; the columns are {}",
+                                RESULT_COLUMNS.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                RESULT_COLUMNS
+                    .iter()
+                    .filter(|c| r.iter().any(|x| x == *c))
+                    .map(|s| s.to_string())
+                    .collect()
+            }
+        };
+        let hash = fnv1a64(&[&text, &case_text]);
+        Ok(Sweep {
+            file: path.to_path_buf(),
+            text,
+            name,
+            case_as_written,
+            case_text,
+            axes,
+            record,
+            cells,
+            hash,
+        })
+    }
+
+    /// The validated scene of `cell` (built as [`Sweep::load`] checked it).
+    pub fn scene(&self, cell: &Cell) -> Result<Scene, CaseError> {
+        Scene::from_toml_with_overrides(
+            &self.case_text,
+            Path::new(&self.case_as_written),
+            &cell.overrides,
+        )
+    }
+}
+
+/// The values of an axis: `values`, or `count` points from `from` to `to` (both included).
+fn axis_values(a: &AxisToml) -> Result<Vec<toml::Value>, String> {
+    if a.key.trim().is_empty() {
+        return Err("the key must not be empty".into());
+    }
+    match (&a.values, a.from, a.to, a.count) {
+        (Some(values), None, None, None) => {
+            if values.is_empty() {
+                return Err("`values` is empty: an axis needs at least one value".into());
+            }
+            if values.len() > MAX_AXIS_VALUES {
+                return Err(format!("more than {MAX_AXIS_VALUES} values"));
+            }
+            for (k, v) in values.iter().enumerate() {
+                if values[..k].contains(v) {
+                    return Err(format!("value {v} is given twice"));
+                }
+            }
+            Ok(values.clone())
+        }
+        (None, Some(from), Some(to), Some(count)) => {
+            if !(from.is_finite() && to.is_finite()) {
+                return Err(format!("`from` and `to` must be finite (got {from}, {to})"));
+            }
+            if count == 0 {
+                return Err("the range is empty (count = 0)".into());
+            }
+            if count == 1 {
+                return Err("a range needs count >= 2; for one value write values = [v]".into());
+            }
+            if count > MAX_AXIS_VALUES {
+                return Err(format!(
+                    "count must be at most {MAX_AXIS_VALUES} (got {count})"
+                ));
+            }
+            if from == to {
+                return Err(format!(
+                    "the range is empty: from = to = {from}; for one value write values = [v]"
+                ));
+            }
+            let last = (count - 1) as f64;
+            Ok((0..count)
+                .map(|k| {
+                    let v = if k == count - 1 {
+                        to
+                    } else {
+                        from + (to - from) * (k as f64 / last)
+                    };
+                    toml::Value::Float(v)
+                })
+                .collect())
+        }
+        (None, None, None, None) => {
+            Err("state `values = [...]`, or a range `from`, `to`, `count`".into())
+        }
+        (Some(_), ..) => {
+            Err("state either `values` or a range (`from`, `to`, `count`), not both".into())
+        }
+        _ => Err("a range needs all of `from`, `to` and `count`".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_includes_both_ends_and_is_evenly_spaced() {
+        let a = AxisToml {
+            key: "friction.mu".into(),
+            values: None,
+            from: Some(0.02),
+            to: Some(0.5),
+            count: Some(5),
+        };
+        let v: Vec<f64> = axis_values(&a)
+            .unwrap()
+            .iter()
+            .map(|v| v.as_float().unwrap())
+            .collect();
+        assert_eq!(v[0], 0.02);
+        assert_eq!(v[4], 0.5);
+        for k in 1..4 {
+            // Rounding of one multiply-add: a few ulps of 0.5.
+            assert!((v[k] - (0.02 + 0.12 * k as f64)).abs() < 1e-15, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn tan_theta_sets_the_books_normal() {
+        let o = axis_override(TAN_THETA_KEY, &toml::Value::Float(0.1)).unwrap();
+        assert_eq!(o.key(), "slope.normal");
+        assert_eq!(
+            o.value,
+            toml::Value::Array(vec![toml::Value::Float(0.1), toml::Value::Float(1.0)])
+        );
+        assert_eq!(Override::parse(&o.setting).unwrap().value, o.value);
+    }
+
+    #[test]
+    fn fnv_separates_its_parts() {
+        assert_ne!(fnv1a64(&["ab", "c"]), fnv1a64(&["a", "bc"]));
+        // The published FNV-1a 64 test vector for "a".
+        assert_eq!(fnv1a64(&["a"]), "af63dc4c8601ec8c");
+    }
+}
