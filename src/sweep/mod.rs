@@ -1,8 +1,8 @@
 //! Parameter sweeps: many runs of one case over a grid of case keys, run in parallel, resumable
 //! and shardable over the tasks of a job array (docs/sweeps.md).
 //!
-//! * [`file`]: the sweep file (a base case, fixed overrides, axes), parsed strictly and expanded
-//!   into cells, every cell's scene validated before anything runs.
+//! * [`file`](mod@file): the sweep file (a base case, fixed overrides, axes), parsed strictly
+//!   and expanded into cells, every cell's scene validated before anything runs.
 //! * [`shard`]: which slice of the cells a process runs (`--shard I/N`, Slurm, Kubernetes).
 //! * [`dir`]: the sweep directory, its manifest `sweep.json` (created race-free by concurrent
 //!   shards) and the cell files `cells/<id>.json`, each written atomically.
