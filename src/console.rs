@@ -98,3 +98,16 @@ pub fn one_line(text: &str) -> String {
     }
     out
 }
+
+/// Whether the working directory is `dir` or inside it: an output directory that a command
+/// would replace or fill must not be that (replacing it would pull the directory out from under
+/// the user's shell). When it cannot tell, it assumes it is, so the caller refuses.
+pub fn contains_working_dir(dir: &std::path::Path) -> bool {
+    match (
+        std::fs::canonicalize(dir),
+        std::env::current_dir().and_then(std::fs::canonicalize),
+    ) {
+        (Ok(d), Ok(cwd)) => cwd.starts_with(d),
+        _ => true,
+    }
+}

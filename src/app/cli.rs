@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::app::output::{self, OutputError, OutputRefused, StageError, StagedDir};
 use crate::app::plot::{self, PlotArgs, PlotError};
 use crate::app::rigid_command::{self, RigidCommandError};
+use crate::app::sweep_command::{self, SweepCommandError};
 use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
 use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
 use crate::contact::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
@@ -169,6 +170,17 @@ impl From<EmitError> for CliError {
 
 // Each command's error, mapped onto the CLI's (and so onto its exit code): bad input stays bad
 // input whichever command found it.
+
+impl From<SweepCommandError> for CliError {
+    fn from(e: SweepCommandError) -> CliError {
+        match e {
+            SweepCommandError::Option(e) => CliError::Option(e),
+            SweepCommandError::Sweep(e) => CliError::Sweep(e),
+            SweepCommandError::Output(e) => CliError::Output(e),
+            SweepCommandError::Emit(e) => e.into(),
+        }
+    }
+}
 
 impl From<PlotError> for CliError {
     fn from(e: PlotError) -> CliError {
@@ -515,6 +527,6 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Some(Command::Check(a)) => check_command(a),
         Some(Command::View(a)) => Ok(view::view_command(a)?),
         Some(Command::Plot(a)) => Ok(plot::plot_command(a)?),
-        Some(Command::Sweep(a)) => Ok(crate::app::sweep_command::sweep_command(a)?),
+        Some(Command::Sweep(a)) => Ok(sweep_command::sweep_command(a)?),
     }
 }

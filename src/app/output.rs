@@ -125,19 +125,6 @@ fn entries(dir: &Path) -> Result<Vec<(String, bool)>, OutputError> {
     Ok(out)
 }
 
-/// Whether the working directory is `dir` or inside it (replacing it would pull the directory
-/// out from under the user's shell).
-fn contains_working_dir(dir: &Path) -> bool {
-    match (
-        fs::canonicalize(dir),
-        std::env::current_dir().and_then(fs::canonicalize),
-    ) {
-        (Ok(d), Ok(cwd)) => cwd.starts_with(d),
-        // Cannot tell: assume it does, and refuse.
-        _ => true,
-    }
-}
-
 /// Classifies `target`: free, empty, a previous output, or refused with the reason.
 fn classify(target: &Path) -> Result<Existing, StageError> {
     let refuse = |what: String, advice: &str| -> StageError {
@@ -176,7 +163,7 @@ fn classify(target: &Path) -> Result<Existing, StageError> {
     if !meta.is_dir() {
         return Err(refuse("is not a directory".into(), new_path));
     }
-    if contains_working_dir(target) {
+    if crate::console::contains_working_dir(target) {
         return Err(refuse(
             "is the working directory or contains it".into(),
             "give a new subdirectory, e.g. --out out/run1",

@@ -10,12 +10,13 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
-use crate::app::cli::{CliError, emit, one_line};
 use crate::app::output::{MARKER_FILE, Marker, OutputError};
-use crate::app::plot::{plotters_font, write_png};
-use crate::app::runner::{self, RunOptions};
+use crate::app::plot::plotters_font;
+use crate::console::{BadOption, EmitError, emit, one_line};
 use crate::contact::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::contact::impulse_law::CpuLaw;
+use crate::graphics::write_png;
+use crate::run::runner::{self, RunOptions};
 use crate::sweep::SweepError;
 use crate::sweep::collect::Collected;
 use crate::sweep::dir::{
@@ -124,7 +125,7 @@ fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
     let s = runner.summary(Some(check.finish()));
     let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
     let (stop_time_s, creep_speed_m_per_s) = match s.verdict {
-        crate::app::verdict::Verdict::Stopped { since, creep_speed } => {
+        crate::run::verdict::Verdict::Stopped { since, creep_speed } => {
             (Some(since), Some(creep_speed))
         }
         _ => (None, None),
@@ -151,17 +152,30 @@ fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
     })
 }
 
+/// Errors of `stickslip sweep`, mapped onto the CLI's exit codes in [`crate::app::cli`].
+#[derive(Debug, thiserror::Error)]
+pub enum SweepCommandError {
+    /// Bad option value (exit 2).
+    #[error(transparent)]
+    Option(#[from] BadOption),
+    /// A sweep's input was bad (exit 2) or it could not run or write (exit 1).
+    #[error(transparent)]
+    Sweep(#[from] SweepError),
+    /// The map figure could not be written (exit 1).
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// Printing the report failed (a closed stdout ends quietly).
+    #[error(transparent)]
+    Emit(#[from] EmitError),
+}
+
 /// Runs `stickslip sweep` (or `collect`).
-pub fn sweep_command(args: &SweepArgs) -> Result<(), CliError> {
+pub fn sweep_command(args: &SweepArgs) -> Result<(), SweepCommandError> {
     if let Some(SweepAction::Collect(c)) = &args.action {
         return collect(&c.dir);
     }
     let (Some(file), Some(out)) = (&args.sweep, &args.out) else {
-        return Err(CliError::Option {
-            option: "sweep".into(),
-            rule: "needs SWEEP.toml and --out DIR".into(),
-            value: "nothing".into(),
-        });
+        return Err(BadOption::new("sweep", "needs SWEEP.toml and --out DIR", "nothing").into());
     };
     if args.jobs == Some(0) {
         return Err(SweepError::Option {
@@ -219,7 +233,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<(), CliError> {
 }
 
 /// `stickslip sweep collect DIR`.
-fn collect(dir: &Path) -> Result<(), CliError> {
+fn collect(dir: &Path) -> Result<(), SweepCommandError> {
     let (dir, manifest) = SweepDir::open(dir)?;
     let collected = Collected::read(&dir, manifest);
     collected.write_csv(&dir)?;
@@ -227,14 +241,18 @@ fn collect(dir: &Path) -> Result<(), CliError> {
     let (w, h) = MAP_SIZE;
     let figure = match map::render(&collected, w, h, plotters_font()) {
         Some(Ok(rgb)) => {
-            write_png(&png, &rgb, w, h)?;
+            write_png(&png, &rgb, w, h).map_err(|source| OutputError {
+                path: png.clone(),
+                source,
+            })?;
             format!(" and {}", png.display())
         }
         Some(Err(e)) => {
-            return Err(CliError::Output(OutputError {
+            return Err(OutputError {
                 path: png,
                 source: std::io::Error::other(format!("drawing the map: {e}")),
-            }));
+            }
+            .into());
         }
         None => " (no map.png: it needs two numeric axes)".into(),
     };

@@ -247,17 +247,6 @@ fn foreign_entries(dir: &Path, marker_name: &str) -> Result<Vec<String>, SweepEr
     Ok(foreign)
 }
 
-/// Whether the working directory is `dir` or inside it (cannot tell: assume it is).
-fn contains_working_dir(dir: &Path) -> bool {
-    match (
-        fs::canonicalize(dir),
-        std::env::current_dir().and_then(fs::canonicalize),
-    ) {
-        (Ok(d), Ok(cwd)) => cwd.starts_with(d),
-        _ => true,
-    }
-}
-
 /// Distinguishes the temporary files of one process.
 static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -318,7 +307,7 @@ impl SweepDir {
                     if !empty {
                         return Self::accept(dir, &manifest_text, marker);
                     }
-                    if contains_working_dir(dir) {
+                    if crate::console::contains_working_dir(dir) {
                         return Err(refuse(
                             "is the working directory or contains it; give a new subdirectory"
                                 .into(),
