@@ -157,14 +157,14 @@ mod tests {
 
     /// Lower-triangle CSC of a dense symmetric matrix given row-major (entries that are exactly
     /// zero left out of the pattern).
-    fn lower_csc(a: &[Vec<f64>]) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
-        let n = a.len();
+    fn lower_csc(a: &nalgebra::DMatrix<f64>) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+        let n = a.nrows();
         let (mut offs, mut rows, mut vals) = (vec![0], vec![], vec![]);
         for j in 0..n {
-            for (i, row) in a.iter().enumerate().skip(j) {
-                if row[j] != 0.0 || i == j {
+            for i in j..n {
+                if a[(i, j)] != 0.0 || i == j {
                     rows.push(i);
-                    vals.push(row[j]);
+                    vals.push(a[(i, j)]);
                 }
             }
             offs.push(rows.len());
@@ -178,13 +178,13 @@ mod tests {
     #[test]
     fn solves_a_banded_system_with_a_ragged_envelope() {
         let n = 9;
-        let mut a = vec![vec![0.0; n]; n];
+        let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
         for i in 0..n {
-            a[i][i] = 6.0 + i as f64 * 0.1;
+            a[(i, i)] = 6.0 + i as f64 * 0.1;
             for j in i.saturating_sub(1 + i % 3)..i {
                 let v = 0.3 + 0.05 * (i + 2 * j) as f64 % 0.4;
-                a[i][j] = v;
-                a[j][i] = v;
+                a[(i, j)] = v;
+                a[(j, i)] = v;
             }
         }
         let (offs, rows, vals) = lower_csc(&a);
@@ -193,9 +193,9 @@ mod tests {
         let b: Vec<f64> = (0..n).map(|i| (i as f64).sin() + 1.0).collect();
         let mut x = b.clone();
         llt.solve_in_place(&mut x);
-        for i in 0..n {
-            let ax: f64 = (0..n).map(|j| a[i][j] * x[j]).sum();
-            assert!((ax - b[i]).abs() < 1e-12, "row {i}: {ax} vs {}", b[i]);
+        let ax = &a * nalgebra::DVector::from_column_slice(&x);
+        for (i, (ax, b)) in ax.iter().zip(&b).enumerate() {
+            assert!((ax - b).abs() < 1e-12, "row {i}: {ax} vs {b}");
         }
     }
 
