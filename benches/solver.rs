@@ -4,6 +4,9 @@
 //!   whole 8 s run (800 steps: free fall, landing, sliding, rest).
 //! * `scaling/step/n_seg`: one step of the same square refined to n_seg = 16, 64, 256, resting
 //!   on the slope (bottom edge parallel to it, at the barrier's equilibrium distance).
+//! * `factorisation/{sparse,skyline}/n_seg`: one numeric factorisation + solve of the square's
+//!   Hessian pattern at n_seg = 4, 8, 16, 32 with each of the two factorisations
+//!   (solver/assembly.rs): the measurement behind `SKYLINE_MAX_DIM`.
 //! * Before criterion runs, a table of per-iteration figures for the scaling meshes: Newton
 //!   iterations per step, time per iteration, and the share of an iteration spent in the numeric
 //!   Cholesky factorisation + solve (measured in the same run, so the ratio is meaningful on a
@@ -17,7 +20,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::{Rotation2, Vector2};
 use stickslip::run::runner::{RunOptions, run};
 use stickslip::scene::{CaseFile, Scene};
+use stickslip::energy::Elements;
+use stickslip::scene::Mesh;
 use stickslip::solver::Simulation;
+use stickslip::solver::assembly::{Factorisation, HessianSystem};
 
 fn case_file(name: &str) -> CaseFile {
     let text = std::fs::read_to_string(
@@ -133,5 +139,66 @@ fn scaling(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, reference, scaling);
+/// The square's pattern (node blocks and spring pairs) at `n_seg`, filled with SPD values of the
+/// step's scale: node blocks of mass 40/n_seg² kg, springs of 2·10⁴ N/m times h² along each edge.
+fn square_system(n_seg: usize, kind: Factorisation) -> HessianSystem {
+    let mut scene = Scene::from_case(&case_file("slope_mu0.11.toml"), None).unwrap();
+    scene.n_seg = n_seg;
+    let mesh = Mesh::square(&scene);
+    let n = mesh.x0.len();
+    let pairs: Vec<usize> = mesh.edges.iter().flatten().copied().collect();
+    let terms = [
+        Elements::EachNode(n),
+        Elements::Tuples {
+            k: 2,
+            nodes: &pairs,
+        },
+    ];
+    let mut sys = HessianSystem::with_factorisation(n, &terms, kind).unwrap();
+    let m = 1000.0 / (n_seg * n_seg) as f64;
+    let node: Vec<f64> = (0..n).flat_map(|_| [m, 0.0, 0.0, m]).collect();
+    let k = 2.0e4 * 1e-4;
+    let pair: Vec<f64> = mesh
+        .edges
+        .iter()
+        .flat_map(|&[a, b]| {
+            let d = (mesh.x0[b] - mesh.x0[a]).normalize();
+            let blk = d * d.transpose() * k;
+            let mut e = nalgebra::Matrix4::zeros();
+            e.fixed_view_mut::<2, 2>(0, 0).copy_from(&blk);
+            e.fixed_view_mut::<2, 2>(2, 2).copy_from(&blk);
+            e.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-blk));
+            e.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-blk));
+            e.as_slice().to_vec()
+        })
+        .collect();
+    sys.assemble(&[node, pair]);
+    sys
+}
+
+fn factorisation(c: &mut Criterion) {
+    let mut g = c.benchmark_group("factorisation");
+    g.sample_size(20);
+    for n_seg in [4, 8, 16, 32] {
+        for (name, kind) in [
+            ("sparse", Factorisation::Sparse),
+            ("skyline", Factorisation::Skyline),
+        ] {
+            let mut sys = square_system(n_seg, kind);
+            let rhs: Vec<f64> = (0..sys.dim()).map(|i| (i as f64).sin()).collect();
+            let mut x = rhs.clone();
+            g.bench_function(format!("{name}/{n_seg}"), |b| {
+                b.iter(|| {
+                    sys.factorize().unwrap();
+                    x.copy_from_slice(&rhs);
+                    sys.solve_in_place(&mut x);
+                    black_box(&x);
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, reference, scaling, factorisation);
 criterion_main!(benches);
