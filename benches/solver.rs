@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::{Rotation2, Vector2};
-use stickslip::run::runner::{RunOptions, run};
-use stickslip::scene::{CaseFile, Scene};
 use stickslip::energy::Elements;
+use stickslip::run::runner::{RunOptions, run};
 use stickslip::scene::Mesh;
+use stickslip::scene::{CaseFile, Scene};
 use stickslip::solver::Simulation;
 use stickslip::solver::assembly::{Factorisation, HessianSystem};
 
