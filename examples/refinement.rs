@@ -29,6 +29,9 @@ struct Row {
     p95: usize,
     max: usize,
     halvings: usize,
+    shifts: usize,
+    fallbacks: usize,
+    inverted: usize,
     wall: f64,
 }
 
@@ -70,10 +73,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 p95: nearest_rank(&its, 0.95),
                 max: t.max_iterations_in_step,
                 halvings: t.line_search_halvings,
+                shifts: t.mass_shifts,
+                fallbacks: t.projection_fallbacks,
+                inverted: t.max_inverted_triangles,
                 wall,
             };
             println!(
-                "mu {mu} n_seg {n:2}: downhill {:.4} m, stop {}, iterations {} ({:.2}/{}/{}), halvings {}, wall {:.2} s",
+                "mu {mu} n_seg {n:2}: downhill {:.4} m, stop {}, iterations {} ({:.2}/{}/{}), halvings {}, mass shifts {}, clamp fallbacks {}, inverted triangles (most) {}, wall {:.2} s",
                 row.downhill,
                 row.stop.map_or("-".into(), |s| format!("{s:.2} s")),
                 row.iterations,
@@ -81,6 +87,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 row.p95,
                 row.max,
                 row.halvings,
+                row.shifts,
+                row.fallbacks,
+                row.inverted,
                 row.wall
             );
             rows.push(row);
@@ -95,12 +104,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     writeln!(
         csv,
-        "mu,n_seg,downhill_distance_8s_m,stop_time_s,newton_iterations,mean_per_step,p95_per_step,max_per_step,line_search_halvings,wall_s"
+        "mu,n_seg,downhill_distance_8s_m,stop_time_s,newton_iterations,mean_per_step,p95_per_step,max_per_step,line_search_halvings,mass_shifts,clamp_fallbacks,max_inverted_triangles,wall_s"
     )?;
     for r in &rows {
         writeln!(
             csv,
-            "{},{},{},{},{},{:.3},{},{},{},{:.3}",
+            "{},{},{},{},{},{:.3},{},{},{},{},{},{},{:.3}",
             r.mu,
             r.n_seg,
             r.downhill,
@@ -110,6 +119,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             r.p95,
             r.max,
             r.halvings,
+            r.shifts,
+            r.fallbacks,
+            r.inverted,
             r.wall
         )?;
     }

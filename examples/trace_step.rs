@@ -26,8 +26,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let st = sim.step()?;
         if st.iterations >= min_iters {
             println!(
-                "step {} t={:.2}: {} iterations, {} halvings",
-                st.step, st.time, st.iterations, st.halvings
+                "step {} t={:.2}: {} iterations, {} halvings, {} projection fallbacks",
+                st.step, st.time, st.iterations, st.halvings, st.projection_fallbacks
             );
             for (i, t) in sim.iteration_trace.iter().enumerate() {
                 println!(

@@ -405,6 +405,14 @@ pub fn table(summaries: &[Summary]) -> String {
             gap
         ));
     }
+    for r in summaries {
+        if let Some(t) = r.solver.first_inversion_time {
+            s.push_str(&format!(
+                "μ = {}: the square folded: up to {} mesh triangles inverted, the first at t = {t:.2} s (a mass-spring grid does not resist inversion; docs/refinement.md)\n",
+                r.mu, r.solver.max_inverted_triangles
+            ));
+        }
+    }
     s
 }
 

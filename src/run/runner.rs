@@ -108,9 +108,19 @@ pub struct SolverTotals {
     /// Largest relative λ change left at the end of a step (implicit lagging; ≤ `lagging_tol`
     /// on every step when the lagging converged).
     pub max_final_lagging_change: f64,
-    /// Iterations redone with the clamped spring projection because the Hessian with
-    /// `newton.projection = "none"` was not positive definite.
+    /// Iterations solved with H + τM because H was not positive definite (SPEC.md §6,
+    /// [`crate::solver::newton::MASS_SHIFTS`]).
+    pub mass_shifts: usize,
+    /// Largest τ of those shifts, in units of the mass matrix (0 when none).
+    pub max_shift: f64,
+    /// Iterations redone with the clamped spring projection because H + τM was not positive
+    /// definite even at the largest τ.
     pub projection_fallbacks: usize,
+    /// Most mesh triangles inverted at the end of any step ([`crate::scene::Mesh::inverted_triangles`];
+    /// 0 unless the square folded).
+    pub max_inverted_triangles: usize,
+    /// The first time a triangle was inverted at the end of a step, s (none if never).
+    pub first_inversion_time: Option<f64>,
 }
 
 /// A case being run; the viewer and the CLI drive it step by step.
@@ -261,6 +271,13 @@ impl Runner {
         t.max_iterations_in_step = t.max_iterations_in_step.max(stats.iterations);
         t.line_search_halvings += stats.halvings;
         t.projection_fallbacks += stats.projection_fallbacks;
+        t.mass_shifts += stats.mass_shifts;
+        t.max_shift = t.max_shift.max(stats.max_shift);
+        let inverted = self.sim.mesh.inverted_triangles(&self.sim.x);
+        t.max_inverted_triangles = t.max_inverted_triangles.max(inverted);
+        if inverted > 0 && t.first_inversion_time.is_none() {
+            t.first_inversion_time = Some(stats.time);
+        }
         t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
         t.min_distance = t.min_distance.min(stats.min_distance);
         t.symbolic_factorisations = self.sim.symbolic_factorisations();

@@ -84,4 +84,45 @@ impl Mesh {
     pub fn is_empty(&self) -> bool {
         self.x0.is_empty()
     }
+
+    /// How many of [`Mesh::triangles`] are inverted at positions `x`: their signed area is zero
+    /// or of the opposite sign to their area at rest. A mass-spring grid has no energy against
+    /// this (a mirrored cell keeps every edge and diagonal length), so a hard landing can fold a
+    /// refined square (docs/refinement.md); the run reports it.
+    pub fn inverted_triangles(&self, x: &[Vector2<f64>]) -> usize {
+        let signed_area = |p: &[Vector2<f64>], [a, b, c]: [usize; 3]| {
+            let (u, v) = (p[b] - p[a], p[c] - p[a]);
+            u.x * v.y - u.y * v.x
+        };
+        self.triangles
+            .iter()
+            .filter(|&&t| signed_area(x, t) * signed_area(&self.x0, t) <= 0.0)
+            .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::Scene;
+
+    /// The rest state has no inverted triangle. The bottom-left corner (node 0) folded over its
+    /// cell, to 1.5 cell steps along the cell's diagonal, flips both triangles of cell (0, 0)
+    /// (the only two that contain it, by the hand computation below) and no other.
+    #[test]
+    fn counts_a_folded_corner() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml");
+        let scene = Scene::load(&path).expect("shipped case");
+        let mesh = Mesh::square(&scene);
+        assert_eq!(mesh.inverted_triangles(&mesh.x0), 0);
+        let step = scene.side / scene.n_seg as f64;
+        let mut x = mesh.x0.clone();
+        x[0] += Vector2::new(1.5 * step, 1.5 * step);
+        // Relative to node 0's rest position, in cell steps: triangle (0, n+1, n+2) has its
+        // nodes at (1.5, 1.5), (1, 0), (1, 1): cross product of the edges from node 0 is
+        // (−0.5)(−0.5) − (−1.5)(−0.5) = −0.5, against +1 at rest; triangle (0, n+2, 1) at
+        // (1.5, 1.5), (1, 1), (0, 1): 0.25 − 0.75 = −0.5, against +1.
+        assert_eq!(mesh.triangles.iter().filter(|t| t.contains(&0)).count(), 2);
+        assert_eq!(mesh.inverted_triangles(&x), 2);
+    }
 }

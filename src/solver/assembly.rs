@@ -99,6 +99,8 @@ pub struct HessianSystem {
     /// (the node blocks, then the springs), so the book cases keep their last bits.
     order: Vec<usize>,
     factor: Factor,
+    /// Index of every diagonal entry in the CSC values (for [`HessianSystem::add_to_diagonal`]).
+    diagonal_slots: Vec<usize>,
     /// Symbolic analyses done: counted where faer's analysis ([`analyse`]) or the envelope's
     /// ([`SkylineLlt::new`]) is made, so a second call anywhere would show (1 for the life of
     /// the system).
@@ -237,8 +239,10 @@ impl HessianSystem {
                 ))
             }
         };
+        let diagonal_slots = (0..n).map(|i| slot(&matrix, i, i)).collect();
         Ok(HessianSystem {
             factor,
+            diagonal_slots,
             matrix,
             scatter,
             order,
@@ -271,6 +275,15 @@ impl HessianSystem {
             for s in &self.scatter[t] {
                 vals[s.slot] += term[s.block];
             }
+        }
+    }
+
+    /// Adds `scale · diagonal[i]` to the i-th diagonal entry of the assembled matrix (Newton's
+    /// H + τM when H is indefinite, SPEC.md §6); `diagonal` has [`HessianSystem::dim`] entries.
+    pub fn add_to_diagonal(&mut self, diagonal: &[f64], scale: f64) {
+        let vals = self.matrix.values_mut();
+        for (&k, d) in self.diagonal_slots.iter().zip(diagonal) {
+            vals[k] += scale * d;
         }
     }
 

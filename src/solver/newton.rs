@@ -103,8 +103,13 @@ pub struct StepStats {
     pub min_distance: f64,
     /// Wall time spent in numeric factorisation + solve, s.
     pub factor_solve_seconds: f64,
-    /// Iterations whose Hessian, with the scene's spring projection, was not positive definite
-    /// and were redone with the clamped projection.
+    /// Iterations whose Hessian was not positive definite and were solved with H + τM instead
+    /// (the mass shift, [`MASS_SHIFTS`]).
+    pub mass_shifts: usize,
+    /// Largest τ of this step's mass shifts (0 when none), in units of the mass matrix.
+    pub max_shift: f64,
+    /// Iterations whose Hessian stayed indefinite up to the largest τ of [`MASS_SHIFTS`] and
+    /// were redone with the clamped spring projection.
     pub projection_fallbacks: usize,
     /// Re-solves after re-lagging friction's normal force (implicit lagging; 0 semi-implicit).
     pub lagging_passes: usize,
@@ -113,6 +118,19 @@ pub struct StepStats {
     /// Implicit lagging stopped at its bound with λ still changing by more than its tolerance.
     pub lagging_unconverged: bool,
 }
+
+/// The shifts τ tried, in order, when the assembled Hessian H of E is not positive definite
+/// (with `newton.projection = "none"` the springs' exact blocks make it indefinite where a
+/// refined square is compressed hard or folds, docs/refinement.md): the first τ for which
+/// H + τM factors gives the search direction. M is the lumped mass matrix, the Hessian of the
+/// inertia term, so τ is dimensionless: H + τM is the Hessian of E with the inertia raised by
+/// the factor 1 + τ, the smallest such change to the model that restores convexity along the
+/// directions where it was lost. Unlike the clamped projection it leaves the curvature of every
+/// other direction exact, so Newton moves off a saddle (a buckling column, a cell snapping
+/// through) in a few iterations instead of creeping away from it geometrically. E, ∇E and the
+/// line search are unchanged, so the minimiser is the same. Past the last τ (doubling the
+/// inertia) the iteration falls back to the clamped projection of SPEC.md §2.
+pub const MASS_SHIFTS: [f64; 4] = [1e-3, 1e-2, 1e-1, 1.0];
 
 /// Preallocated buffers of the Newton loop (no allocation per iteration; the terms' element
 /// buffers live in the [`IncrementalPotential`]).
@@ -125,6 +143,8 @@ struct Workspace {
     rhs: Vec<f64>,
     relag_kinetic: Vec<f64>,
     relag_static: Vec<f64>,
+    /// The lumped mass of every degree of freedom (2 per node), kg: M's diagonal.
+    mass_diagonal: Vec<f64>,
 }
 
 impl Workspace {
@@ -274,6 +294,7 @@ impl Simulation {
                 rhs: vec![0.0; 2 * n],
                 relag_kinetic: vec![0.0; n],
                 relag_static: vec![0.0; n],
+                mass_diagonal: mesh.mass.iter().flat_map(|&m| [m, m]).collect(),
             },
             scene,
             mesh,
@@ -564,10 +585,24 @@ impl Simulation {
         let time = self.step as f64 * h;
         let previous_residual = (iteration > 0).then_some(stats.residual);
         let mut factored = self.system.factorize();
+        let mut applied = 0.0;
+        for tau in MASS_SHIFTS {
+            if factored.is_ok() {
+                break;
+            }
+            self.system
+                .add_to_diagonal(&ws.mass_diagonal, tau - applied);
+            applied = tau;
+            factored = self.system.factorize();
+            if factored.is_ok() {
+                stats.mass_shifts += 1;
+                stats.max_shift = stats.max_shift.max(tau);
+            }
+        }
         if factored.is_err() {
             let state = ws.step_state(&self.mu_lambda, &self.mu_lambda_static);
-            // Unprojected blocks (the springs' `Projection::None`) made H indefinite: this
-            // iteration falls back to the clamped projection of SPEC.md §2.
+            // Still indefinite with the largest mass shift: this iteration falls back to the
+            // clamped projection of SPEC.md §2.
             if self.potential.project_indefinite_terms(&self.x, &state) {
                 self.system.assemble(self.potential.blocks());
                 factored = self.system.factorize();
