@@ -178,3 +178,20 @@ fn the_summary_records_the_barrier_and_its_absence() {
     assert_eq!(on["inversion"]["kappa"], 2e5);
     assert_eq!(on["inversion"]["ratio"], 0.25);
 }
+
+/// The triangles' nodes are those of one cell, which its diagonal springs already couple: the
+/// term adds no entry to the Hessian's pattern (the same column offsets and row indices, so the
+/// same factorisation path and envelope; n_seg = 16, 578 unknowns, is the skyline's).
+#[test]
+fn the_barrier_leaves_the_hessian_pattern_unchanged() {
+    let kappa = format!("inversion.kappa={KAPPA}");
+    let pattern = |scene: Scene| {
+        let mut sim = Simulation::new(scene).unwrap();
+        sim.begin_step();
+        let x = sim.x.clone();
+        let (_, lower) = sim.assembled_gradient_and_hessian(&x);
+        let (offsets, rows, _) = lower.csc_data();
+        (offsets.to_vec(), rows.to_vec())
+    };
+    assert_eq!(pattern(refined(&[])), pattern(refined(&[&kappa])));
+}
