@@ -1,9 +1,9 @@
 //! Case files: every quantity of SPEC.md §1 stated in TOML, parsed strictly and validated.
 //!
 //! A case file has the sections `[square]`, `[material]`, `[gravity]`, `[slope]`, `[barrier]`,
-//! `[friction]`, `[time]` and `[newton]`, and the optional `[cross_check]` and `[inversion]`; unknown keys are rejected, and every value is checked
-//! (finite, positive where it must be, a non-zero normal, μ ≥ 0, no node starting at or below the
-//! slope). Errors name the file, the key and the rule broken, on one line.
+//! `[friction]`, `[time]` and `[newton]`, and the optional `[cross_check]` and `[inversion]`;
+//! unknown keys are rejected, and every value is checked (finite, positive where it must be, a
+//! non-zero normal, μ ≥ 0, no node starting at or below the slope). Errors name the file, the key and the rule broken, on one line.
 
 use std::path::{Path, PathBuf};
 
