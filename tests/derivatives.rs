@@ -16,6 +16,7 @@ use stickslip::energy::barrier::{Barrier, BarrierEnergy, BarrierKind};
 use stickslip::energy::friction::{Friction, FrictionEnergy, f1_over_y};
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::inertia::InertiaEnergy;
+use stickslip::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
 use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::term::scatter_gradient;
 use stickslip::energy::{Energy, Projection, StepState};
@@ -586,4 +587,90 @@ fn assembled_gradient_and_hessian_of_the_simulation() {
             );
         }
     }
+}
+
+/// The inversion barrier's exact (unprojected) Hessian through the harness: a wrapper whose
+/// `hessian` is [`InversionEnergy::exact_hessian`], everything else the term's own.
+struct ExactInversion(InversionEnergy);
+
+impl Energy for ExactInversion {
+    fn name(&self) -> &'static str {
+        "inversion (exact Hessian)"
+    }
+    fn elements(&self) -> stickslip::energy::Elements<'_> {
+        self.0.elements()
+    }
+    fn value(&self, x: &[V2], step: &StepState, w: f64) -> f64 {
+        self.0.value(x, step, w)
+    }
+    fn gradient(&self, x: &[V2], step: &StepState, w: f64, out: &mut [V2]) {
+        self.0.gradient(x, step, w, out)
+    }
+    fn hessian(&self, x: &[V2], _step: &StepState, w: f64, out: &mut [f64]) {
+        self.0.exact_hessian(x, w, out)
+    }
+    fn hessian_is_psd(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn inversion_barrier_squashed_and_at_rest() {
+    let mut r = rng();
+    let (n_seg, cell) = (2, 0.5);
+    let x0: Vec<V2> = (0..=n_seg)
+        .flat_map(|i| (0..=n_seg).map(move |j| V2::new(i as f64 * cell, j as f64 * cell)))
+        .collect();
+    let constants = Inversion {
+        kappa: 1e4,
+        ratio: 0.5,
+    };
+    let triangles = cell_triangles(n_seg);
+    let term = InversionEnergy::new(triangles.clone(), &x0, constants);
+    // The first column of cells squashed to 0.3 of its height, the second left at 0.9; every
+    // node jittered by ±0.02 m (4 % of a cell): triangles from r ≈ 0.2 to ≈ 1.
+    let x: Vec<V2> = x0
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let squash = if k / (n_seg + 1) == 0 { 0.3 } else { 0.9 };
+            V2::new(p.x, p.y * squash)
+                + V2::new(r.random_range(-0.02..0.02), r.random_range(-0.02..0.02))
+        })
+        .collect();
+    let ratios: Vec<f64> = triangles
+        .iter()
+        .map(|t| {
+            let rest = signed_area(&x0[t[0]], &x0[t[1]], &x0[t[2]]);
+            signed_area(&x[t[0]], &x[t[1]], &x[t[2]]) / rest
+        })
+        .collect();
+    // Active and inactive triangles, none within 0.02 of ŝ (where b is only C²) nor near 0.
+    assert!(ratios.iter().any(|&q| q < 0.45) && ratios.iter().any(|&q| q > 0.55));
+    assert!(
+        ratios.iter().all(|&q| q > 0.1 && (q - 0.5).abs() > 0.02),
+        "{ratios:?}"
+    );
+    let (zeros, no_mu) = (vec![V2::zeros(); x.len()], vec![0.0; x.len()]);
+    let step = state(&zeros, &zeros, &no_mu, &no_mu);
+    // δ = 1e-7 m moves r by ~|∇a|δ/a₀ ≈ 0.5·1e-7/0.125 = 4e-7 ≤ 4e-6 r (r > 0.1) and stays
+    // 5·10⁴ δ's from ŝ: truncation ~1e-12 relative; rounding ε|E|/δ ≈ 1e-16·10³/1e-7 = 1e-6 N
+    // against gradients of ~10³ N. The Hessian floor is κ_A (its entries are κ_A times
+    // dimensionless factors of order 1–100).
+    let n = x.len();
+    check_energy(
+        &ExactInversion(term.clone()),
+        &x,
+        &step,
+        &vec![1e-7; n],
+        &vec![constants.kappa; n],
+    );
+    // The solver's blocks: PSD (the exact ones are not), and zero at rest (r = 1 ≥ ŝ).
+    assert!(term.hessian_is_psd());
+    let exact = dense_hessian(&ExactInversion(term.clone()), &x, &step, 1.0, false);
+    assert!(min_relative_eigenvalue(&exact) < -0.01);
+    let projected = dense_hessian(&term, &x, &step, 1.0, false);
+    assert!(min_relative_eigenvalue(&projected) >= -PSD_REL_TOL);
+    assert_eq!(dense_hessian(&term, &x0, &step, 1.0, false).amax(), 0.0);
+    assert_eq!(term.value(&x0, &step, 1.0), 0.0);
 }

@@ -11,6 +11,7 @@ pub mod barrier_ipc;
 pub mod friction;
 pub mod gravity;
 pub mod inertia;
+pub mod inversion;
 pub mod psd;
 pub mod spring;
 pub mod term;

@@ -146,6 +146,13 @@ pub trait Energy: Send + Sync {
     fn is_linear(&self) -> bool {
         false
     }
+
+    /// The largest line-search step α this term lets the solver try from `x` along `p` without
+    /// jumping over a region where Ψ is +∞ (a filter like the slope's tunnelling filter,
+    /// covering at most `fraction` of the way); +∞ for a term that sets no bound.
+    fn max_step(&self, _x: &[Vec2], _p: &[Vec2], _fraction: f64) -> f64 {
+        f64::INFINITY
+    }
 }
 
 /// Adds every element's gradient (`element_gradients`, as [`Energy::gradient`] wrote them) to

@@ -9,6 +9,7 @@ use crate::contact::backend::BackendError;
 use crate::contact::cross_check::{CrossCheck, CrossCheckReport};
 use crate::contact::records::{ContactRecord, push_step_records};
 use crate::energy::Vec2;
+use crate::energy::inversion::Inversion;
 use crate::run::verdict::{self, Verdict};
 use crate::scene::{Scene, case::Lagging};
 use crate::solver::assembly::LinearSolveError;
@@ -366,6 +367,7 @@ impl Runner {
             mu: sc.mu,
             mu_static: sc.mu_static,
             lagging: sc.lagging,
+            inversion: sc.inversion,
             h: sc.h,
             tol: self.tol,
             duration: self.steps as f64 * sc.h,
@@ -411,6 +413,8 @@ pub struct Summary {
     pub mu_static: f64,
     /// How friction's normal force was lagged.
     pub lagging: Lagging,
+    /// The inversion barrier's κ_A (J/m²) and ŝ, `null` when off.
+    pub inversion: Option<Inversion>,
     /// Time step, s.
     pub h: f64,
     /// Newton tolerance, m/s.

@@ -1,9 +1,9 @@
 //! Case files: every quantity of SPEC.md §1 stated in TOML, parsed strictly and validated.
 //!
 //! A case file has the sections `[square]`, `[material]`, `[gravity]`, `[slope]`, `[barrier]`,
-//! `[friction]`, `[time]` and `[newton]`; unknown keys are rejected, and every value is checked
-//! (finite, positive where it must be, a non-zero normal, μ ≥ 0, no node starting at or below the
-//! slope). Errors name the file, the key and the rule broken, on one line.
+//! `[friction]`, `[time]` and `[newton]`, and the optional `[cross_check]` and `[inversion]`;
+//! unknown keys are rejected, and every value is checked (finite, positive where it must be, a
+//! non-zero normal, μ ≥ 0, no node starting at or below the slope). Errors name the file, the key and the rule broken, on one line.
 
 use std::path::{Path, PathBuf};
 
@@ -112,6 +112,7 @@ pub struct Violation {
 
 use super::kind::CaseKind;
 use crate::energy::barrier::BarrierKind;
+use crate::energy::inversion::Inversion;
 use crate::energy::spring::Projection;
 
 /// An error reading or validating a case file. Its `Display` is one line naming the file, the key
@@ -366,6 +367,26 @@ fn default_filter_fraction() -> f64 {
     0.9
 }
 
+/// `[inversion]`: the barrier against cells turning over ([`crate::energy::inversion`], an
+/// extension of SPEC.md §6). Optional; the term is on when the table is present.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InversionSection {
+    /// κ_A, J/m² (energy per unit rest area of a triangle), > 0.
+    pub kappa: f64,
+    /// ŝ, the ratio of a triangle's area to its rest area below which the barrier acts, in
+    /// (0, 1); [`DEFAULT_INVERSION_RATIO`] when absent.
+    #[serde(default = "default_inversion_ratio")]
+    pub ratio: f64,
+}
+
+/// Default of `inversion.ratio` (see docs/model.md for how it was chosen).
+pub const DEFAULT_INVERSION_RATIO: f64 = 0.5;
+
+fn default_inversion_ratio() -> f64 {
+    DEFAULT_INVERSION_RATIO
+}
+
 /// `[cross_check]`: the impulse-law post-pass of SPEC.md §4. Optional; the defaults are SPEC's.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -421,6 +442,9 @@ pub struct CaseFile {
     /// The impulse-law cross-check (optional).
     #[serde(default)]
     pub cross_check: CrossCheckSection,
+    /// The inversion barrier (optional; off when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inversion: Option<InversionSection>,
 }
 
 /// A validated scene: everything the solver needs, in SI units, normal normalised.
@@ -488,6 +512,8 @@ pub struct Scene {
     pub cross_check_late_from: f64,
     /// The restitution the cross-check gives the impulse law.
     pub cross_check_restitution: f64,
+    /// The inversion barrier's constants, when the case turns it on.
+    pub inversion: Option<Inversion>,
 }
 
 /// The text of the case file at `path`, after checking, before opening it, that it is a regular
@@ -618,6 +644,24 @@ impl Scene {
                 case.newton.max_halvings,
             ));
         }
+        let inversion = match &case.inversion {
+            Some(section) => {
+                v.positive("inversion.kappa", section.kappa)?;
+                let s = section.ratio;
+                if !(s > 0.0 && s < 1.0) {
+                    return Err(v.invalid(
+                        "inversion.ratio",
+                        "must be in (0, 1): the share of a triangle's rest area below which the barrier acts",
+                        s,
+                    ));
+                }
+                Some(Inversion {
+                    kappa: section.kappa,
+                    ratio: s,
+                })
+            }
+            None => None,
+        };
         let nodes = (case.square.n_seg as f64 + 1.0).powi(2);
         if nodes > MAX_NODES {
             return Err(v.invalid(
@@ -657,6 +701,7 @@ impl Scene {
             filter_fraction: case.newton.filter_fraction,
             cross_check_late_from: case.cross_check.late_from,
             cross_check_restitution: case.cross_check.restitution,
+            inversion,
             overrides: Vec::new(),
         };
         if let Err(e) = scene.check_duration(scene.duration) {

@@ -4,6 +4,7 @@ use crate::energy::barrier::{self, Barrier, BarrierEnergy};
 use crate::energy::friction::{Friction, FrictionEnergy};
 use crate::energy::gravity::GravityEnergy;
 use crate::energy::inertia::InertiaEnergy;
+use crate::energy::inversion::{InversionEnergy, cell_triangles};
 use crate::energy::spring::SpringEnergy;
 use crate::energy::{Energy, Projection, StepState, Vec2};
 use crate::scene::{Mesh, Scene, case::Lagging};
@@ -508,7 +509,10 @@ impl Simulation {
     ) -> Result<LineSearchResult, line_search::LineSearchFailure> {
         let mut trial = std::mem::take(&mut self.ws.trial);
         let p = std::mem::take(&mut self.ws.p);
-        let alpha0 = barrier::max_step(&self.x, &p, &self.barrier, self.settings.filter_fraction);
+        let fraction = self.settings.filter_fraction;
+        // The slope's tunnelling filter, and the terms' own (the inversion barrier's, when on).
+        let alpha0 = barrier::max_step(&self.x, &p, &self.barrier, fraction)
+            .min(self.potential.max_step(&self.x, &p, fraction));
         let r = line_search::backtrack(
             &self.x,
             &p,
@@ -629,7 +633,8 @@ impl Simulation {
 }
 
 /// The terms of E for the square on the slope (SPEC.md §2), in the order they are summed:
-/// inertia (weight 1), then springs, gravity, barrier and friction (weight h²).
+/// inertia (weight 1), then springs, gravity, barrier and friction (weight h²), and the
+/// inversion barrier (weight h²) when the case has an `[inversion]` table.
 fn slope_square_terms(
     mesh: &Mesh,
     scene: &Scene,
@@ -638,7 +643,7 @@ fn slope_square_terms(
 ) -> Vec<(Box<dyn Energy>, f64)> {
     let n = mesh.len();
     let h2 = scene.h * scene.h;
-    vec![
+    let mut terms: Vec<(Box<dyn Energy>, f64)> = vec![
         (Box::new(InertiaEnergy::new(mesh.mass.clone())), 1.0),
         (
             Box::new(SpringEnergy::new(
@@ -661,5 +666,13 @@ fn slope_square_terms(
             Box::new(FrictionEnergy::new(*friction, n, Projection::Clamp)),
             h2,
         ),
-    ]
+    ];
+    if let Some(inversion) = scene.inversion {
+        let triangles = cell_triangles(scene.n_seg);
+        terms.push((
+            Box::new(InversionEnergy::new(triangles, &mesh.x0, inversion)),
+            h2,
+        ));
+    }
+    terms
 }

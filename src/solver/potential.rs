@@ -110,6 +110,15 @@ impl IncrementalPotential {
         any
     }
 
+    /// The smallest [`Energy::max_step`] of the terms along `p` from `x` (+∞ when no term
+    /// bounds the step; the slope's tunnelling filter is applied by the caller).
+    pub fn max_step(&self, x: &[Vec2], p: &[Vec2], fraction: f64) -> f64 {
+        self.terms
+            .iter()
+            .map(|t| t.energy.max_step(x, p, fraction))
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// The element Hessian blocks of the last [`IncrementalPotential::hessian`], per term.
     pub fn blocks(&self) -> &[Vec<f64>] {
         &self.blocks
