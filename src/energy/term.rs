@@ -94,8 +94,9 @@ pub enum Projection {
     #[default]
     Clamp,
     /// No projection: the exact Hessian. For the springs the inertia term M keeps the sum
-    /// positive definite unless springs are compressed hard, and the solver falls back to
-    /// `Clamp` for an iteration whose Cholesky factorisation fails. Clamping raises the model's
+    /// positive definite unless springs are compressed hard; for an iteration whose Cholesky
+    /// factorisation fails the solver uses H + τM (`solver::newton::MASS_SHIFTS`) and falls
+    /// back to `Clamp` past the largest τ. Clamping raises the model's
     /// curvature across every compressed spring, so the Newton step is too short and
     /// convergence linear while the refined square is squashed on landing
     /// (docs/refinement.md).
