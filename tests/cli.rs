@@ -537,7 +537,8 @@ fn an_interrupted_run_leaves_nothing_behind() {
         std::fs::write(&case, reference_case()).unwrap();
         let parent = dir.path().join("new/deeper");
         // 10⁶ steps with an OBJ a step: minutes of work, interrupted long before.
-        let mut child = bin()
+        let mut command = bin();
+        command
             .args([
                 "run",
                 case.to_str().unwrap(),
@@ -550,9 +551,22 @@ fn an_interrupted_run_leaves_nothing_behind() {
             ])
             .arg(parent.join("out"))
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(std::process::Stdio::piped());
+        // The child starts with the three signals at their default action, whatever this test
+        // inherited: a suite started under `nohup` (SIGHUP ignored) or as a background job of a
+        // non-interactive shell (SIGINT ignored) would otherwise hand the child an ignored
+        // signal, which stickslip rightly keeps ignored (`an_ignored_hangup_stays_ignored`).
+        // SAFETY: signal() is async-signal-safe; the child only resets dispositions before exec.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
         let staging = parent.join(format!(".out.partial-{}", child.id()));
         let start = std::time::Instant::now();
         // Wait until frames are being written into the staging directory.
