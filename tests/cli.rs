@@ -871,3 +871,22 @@ fn an_ignored_hangup_stays_ignored() {
     );
     assert_eq!(listing(dir.path()), vec!["case.toml"], "nothing left");
 }
+
+/// The default run's options before a subcommand (`stickslip --gpu off run …`) used to be
+/// accepted and ignored: the run's own `--gpu` default won and summary.json recorded the GPU.
+/// They are now a usage error (exit 2) that names the option, and nothing is written.
+#[test]
+fn default_run_options_before_a_subcommand_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("case.toml");
+    std::fs::write(&case, reference_case()).unwrap();
+    let out = bin()
+        .args(["--gpu", "off", "run", case.to_str().unwrap(), "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--gpu"), "{stderr}");
+    assert_eq!(listing(dir.path()), vec!["case.toml"]);
+}

@@ -23,7 +23,16 @@ use crate::view::{self, ViewArgs, ViewError};
 /// stickslip: an elastic square on a slope, by projected Newton with barrier contact and smoothed
 /// friction, cross-checked by the impulse contact law on the GPU.
 #[derive(Debug, Parser)]
-#[command(name = "stickslip", version, about, long_about = None)]
+// The default run's options belong to the default run: given before a subcommand
+// (`stickslip --gpu off run …`) they used to be accepted and ignored, the subcommand's own
+// `--gpu` default winning. Now that is a usage error (exit 2) naming the option.
+#[command(
+    name = "stickslip",
+    version,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     /// What to do; with none, run the three slope cases and print the verdict table.
     #[command(subcommand)]
