@@ -890,3 +890,27 @@ fn default_run_options_before_a_subcommand_are_refused() {
     assert!(stderr.contains("--gpu"), "{stderr}");
     assert_eq!(listing(dir.path()), vec!["case.toml"]);
 }
+
+/// The same for a rigid-ellipsoid case, whose table used to be printed with `print!` and
+/// panicked (exit 101) on a closed standard output: it now ends quietly, output complete.
+#[test]
+fn a_closed_stdout_ends_a_rigid_run_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/football.toml");
+    let mut child = bin()
+        .args(["run", case.to_str().unwrap(), "--duration", "0.2", "--out"])
+        .arg(&out_dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away before anything is printed
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for file in ["trajectory.csv", "events.csv", "summary.json"] {
+        assert!(out_dir.join(file).exists(), "{file}");
+    }
+}

@@ -223,6 +223,7 @@ impl From<RigidCommandError> for CliError {
             RigidCommandError::Option(e) => CliError::Option(e),
             RigidCommandError::Rigid(e) => CliError::Rigid(e),
             RigidCommandError::Stage(e) => e.into(),
+            RigidCommandError::Emit(e) => e.into(),
         }
     }
 }

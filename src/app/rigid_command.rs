@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::output::{StageError, StagedDir};
-use crate::console::BadOption;
+use crate::console::{BadOption, EmitError, emit};
 use crate::rigid::case::RigidScene;
 use crate::rigid::run::{RigidRunError, RigidSummary, simulate, write_outputs};
 use crate::scene::CaseError;
@@ -39,6 +39,10 @@ pub enum RigidCommandError {
     /// The output directory could not be staged, or is not stickslip's to write.
     #[error(transparent)]
     Stage(#[from] StageError),
+    /// The table could not be printed (standard output closed: a quiet exit; the output
+    /// directory is already complete).
+    #[error(transparent)]
+    Emit(#[from] EmitError),
 }
 
 fn reject(option: &str, given: bool) -> Result<(), BadOption> {
@@ -79,11 +83,11 @@ pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
     let run = simulate(&scene, request.duration)?;
     write_outputs(|name| staged.file(name), &run)?;
     let dir = staged.commit()?;
-    print!("{}", rigid_table(&run.summary));
-    println!(
-        "\nwrote {}/trajectory.csv, events.csv and summary.json",
+    emit(&format!(
+        "{}\nwrote {}/trajectory.csv, events.csv and summary.json\n",
+        rigid_table(&run.summary),
         dir.display()
-    );
+    ))?;
     Ok(())
 }
 
