@@ -3,6 +3,7 @@
 use nalgebra::Vector2;
 
 use super::Scene;
+use crate::energy::inversion::signed_area;
 
 /// A 2D mass-spring mesh: node positions at rest, edges with rest lengths, lumped masses.
 #[derive(Clone, Debug)]
@@ -90,13 +91,10 @@ impl Mesh {
     /// this (a mirrored cell keeps every edge and diagonal length), so a hard landing can fold a
     /// refined square (docs/refinement.md); the run reports it.
     pub fn inverted_triangles(&self, x: &[Vector2<f64>]) -> usize {
-        let signed_area = |p: &[Vector2<f64>], [a, b, c]: [usize; 3]| {
-            let (u, v) = (p[b] - p[a], p[c] - p[a]);
-            u.x * v.y - u.y * v.x
-        };
+        let area = |p: &[Vector2<f64>], [a, b, c]: [usize; 3]| signed_area(&p[a], &p[b], &p[c]);
         self.triangles
             .iter()
-            .filter(|&&t| signed_area(x, t) * signed_area(&self.x0, t) <= 0.0)
+            .filter(|&&t| area(x, t) * area(&self.x0, t) <= 0.0)
             .count()
     }
 }
