@@ -596,6 +596,18 @@ fn an_interrupted_run_leaves_nothing_behind() {
     }
 }
 
+/// Runs `command` with its standard output closed by the reader before anything is printed
+/// (as `… | head -0` would), and waits for it.
+fn with_stdout_closed(command: &mut Command) -> Output {
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
 /// Finding 7: `stickslip run … | head -1` used to panic with exit 101 on the closed pipe. It
 /// now ends quietly, and the output directory is complete.
 #[test]
@@ -604,23 +616,16 @@ fn a_closed_stdout_ends_quietly() {
     let case = dir.path().join("case.toml");
     std::fs::write(&case, reference_case()).unwrap();
     let out_dir = dir.path().join("out");
-    let mut child = bin()
-        .args([
-            "run",
-            case.to_str().unwrap(),
-            "--gpu",
-            "off",
-            "--duration",
-            "0.5",
-            "--out",
-        ])
-        .arg(&out_dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take()); // the reader goes away before anything is printed
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdout_closed(bin().args([
+        "run",
+        case.to_str().unwrap(),
+        "--gpu",
+        "off",
+        "--duration",
+        "0.5",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -898,15 +903,14 @@ fn a_closed_stdout_ends_a_rigid_run_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/football.toml");
-    let mut child = bin()
-        .args(["run", case.to_str().unwrap(), "--duration", "0.2", "--out"])
-        .arg(&out_dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take()); // the reader goes away before anything is printed
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdout_closed(bin().args([
+        "run",
+        case.to_str().unwrap(),
+        "--duration",
+        "0.2",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
