@@ -31,6 +31,9 @@ pub struct SkylineLlt {
     /// Column j of L below the diagonal during the factorisation: `column[r]` = L_{j+r, j}
     /// (preallocated to the longest column).
     column: Vec<f64>,
+    /// Column j + 1 of L below its diagonal while columns j and j + 1 are eliminated together:
+    /// `column1[r]` = L_{j+1+r, j+1}.
+    column1: Vec<f64>,
 }
 
 impl SkylineLlt {
@@ -70,7 +73,8 @@ impl SkylineLlt {
             .unwrap_or(0);
         SkylineLlt {
             last,
-            column: vec![0.0; longest + 1],
+            column: vec![0.0; longest + 2],
+            column1: vec![0.0; longest + 2],
             first,
             start,
             values: vec![0.0; len],
@@ -105,49 +109,119 @@ impl SkylineLlt {
     /// [`SkylineLlt::new`], are `csc_values`. A pivot that is not positive (or not finite) is
     /// returned as its row index.
     ///
-    /// Right-looking, column by column: once column j's pivot is final, its entries below the
-    /// diagonal are scaled into L's column j (gathered into one short buffer), and every later
-    /// row i that reaches column j takes the update a_ik −= L_ij L_kj for j < k ≤ i, one
-    /// contiguous run of its envelope row. Those updates are independent multiply-adds, which
-    /// the processor overlaps and the compiler vectorises. The left-looking form (each L_ij one
-    /// dot product over row i, which needs L_i,j−1 first) is one chain of dependent operations
-    /// along every row, and measured 21 % slower at n_seg = 4 (4.7 against 3.7 µs, the minimum
-    /// of 300 batches of 100 factorisations each; docs/benchmarks.md).
+    /// Right-looking: once column j's pivot is final, its entries below the diagonal are
+    /// scaled into L's column j (gathered into one short buffer), and every later row i that
+    /// reaches column j takes the update a_ik −= L_ij L_kj for j < k ≤ i, one contiguous run of
+    /// its envelope row. Those updates are independent multiply-adds, which the processor
+    /// overlaps. The left-looking form (each L_ij one dot product over row i, which needs
+    /// L_i,j−1 first) is one chain of dependent operations along every row, and measured 21 %
+    /// slower at n_seg = 4 (4.7 against 3.7 µs, the minimum of 300 batches of 100
+    /// factorisations each; docs/benchmarks.md). Columns are eliminated two at a time
+    /// ([`SkylineLlt::eliminate_pair`]): one pass over each row for both updates, with the
+    /// same roundings as one column at a time.
     pub fn factorize(&mut self, csc_values: &[f64]) -> Result<(), usize> {
         self.values.fill(0.0);
         for (&s, &v) in self.slots.iter().zip(csc_values) {
             self.values[s] += v;
         }
         let n = self.first.len();
-        for j in 0..n {
+        let mut j = 0;
+        while j + 1 < n {
+            self.eliminate_pair(j)?;
+            j += 2;
+        }
+        if j < n {
+            // The last column of an odd dimension: its pivot, with nothing below it.
             let diag = self.start[j] + j - self.first[j];
-            let d = self.values[diag];
-            if !(d > 0.0 && d.is_finite()) {
-                return Err(j);
-            }
-            let ljj = d.sqrt();
-            self.values[diag] = ljj;
-            let inv = 1.0 / ljj;
-            self.inv_diag[j] = inv;
-            let last = self.last[j];
-            for i in j + 1..=last {
-                self.column[i - j] = if self.first[i] <= j {
-                    let e = self.start[i] + j - self.first[i];
-                    self.values[e] *= inv;
+            self.values[diag] = self.pivot(j, self.values[diag])?;
+        }
+        Ok(())
+    }
+
+    /// L_jj = √a_jj with 1 / L_jj kept in `inv_diag`; a pivot that is not positive (or not
+    /// finite) is refused as `Err(j)`.
+    #[inline]
+    fn pivot(&mut self, j: usize, d: f64) -> Result<f64, usize> {
+        if !(d > 0.0 && d.is_finite()) {
+            return Err(j);
+        }
+        let ljj = d.sqrt();
+        self.inv_diag[j] = 1.0 / ljj;
+        Ok(ljj)
+    }
+
+    /// Index of a_ij in `values` if row i's envelope reaches column j.
+    #[inline]
+    fn entry(&self, i: usize, j: usize) -> Option<usize> {
+        (self.first[i] <= j).then(|| self.start[i] + j - self.first[i])
+    }
+
+    /// Eliminates columns j and j + 1 together (right-looking, see [`SkylineLlt::factorize`]):
+    /// both columns of L are finished first, then every later row that reaches either column
+    /// takes both updates in one pass over its envelope, a_ik −= L_ij L_kj, then
+    /// a_ik −= L_i,j+1 L_k,j+1, for j + 1 < k ≤ i. Each entry receives its updates in the same
+    /// order, with the same roundings, as eliminating one column at a time: the factor is
+    /// bit-for-bit the same, with half the passes over the rows (docs/benchmarks.md).
+    fn eliminate_pair(&mut self, j: usize) -> Result<(), usize> {
+        let j1 = j + 1;
+        // Column j: its pivot, then L_ij = a_ij / L_jj below it, gathered into `column`.
+        let diag0 = self.start[j] + j - self.first[j];
+        let l0 = self.pivot(j, self.values[diag0])?;
+        self.values[diag0] = l0;
+        let inv0 = self.inv_diag[j];
+        let last0 = self.last[j];
+        let last = last0.max(self.last[j1]);
+        for i in j + 1..=last {
+            self.column[i - j] = match self.entry(i, j) {
+                Some(e) => {
+                    self.values[e] *= inv0;
                     self.values[e]
-                } else {
-                    0.0
-                };
-            }
-            for i in j + 1..=last {
-                let lij = self.column[i - j];
-                if self.first[i] > j {
-                    continue;
                 }
-                let from = self.start[i] + j + 1 - self.first[i];
-                let row = &mut self.values[from..from + i - j];
-                for (a, l) in row.iter_mut().zip(&self.column[1..=i - j]) {
-                    *a -= lij * l;
+                None => 0.0,
+            };
+        }
+        // Column j + 1: column j's update of a_{j+1,j+1} and a_{i,j+1}, its pivot, then L_i,j+1
+        // below it, gathered into `column1`.
+        let diag1 = self.start[j1] + j1 - self.first[j1];
+        if self.first[j1] <= j {
+            let l = self.column[1];
+            self.values[diag1] -= l * l;
+        }
+        let l1 = self.pivot(j1, self.values[diag1])?;
+        self.values[diag1] = l1;
+        let inv1 = self.inv_diag[j1];
+        let l10 = self.column[1];
+        for i in j1 + 1..=last {
+            self.column1[i - j1] = match self.entry(i, j1) {
+                Some(e) => {
+                    if self.first[i] <= j {
+                        self.values[e] -= self.column[i - j] * l10;
+                    }
+                    self.values[e] *= inv1;
+                    self.values[e]
+                }
+                None => 0.0,
+            };
+        }
+        // Both updates of every later row, k from j + 2 to i.
+        for i in j1 + 1..=last {
+            if self.first[i] > j1 {
+                continue;
+            }
+            let (li0, li1) = (self.column[i - j], self.column1[i - j1]);
+            let from = self.start[i] + j1 + 1 - self.first[i];
+            let len = i - j1;
+            let row = &mut self.values[from..from + len];
+            let c1 = &self.column1[1..=len];
+            if self.first[i] <= j {
+                let c0 = &self.column[2..2 + len];
+                for t in 0..len {
+                    row[t] -= li0 * c0[t];
+                    row[t] -= li1 * c1[t];
+                }
+            } else {
+                for t in 0..len {
+                    row[t] -= li1 * c1[t];
                 }
             }
         }
@@ -278,6 +352,60 @@ mod tests {
         let ax = &a * nalgebra::DVector::from_column_slice(&x);
         for (ax, b) in ax.iter().zip(&b) {
             assert!((ax - b).abs() < 1e-12);
+        }
+    }
+
+    /// Pairing the columns changes no rounding: on ragged, non-monotone envelopes of odd and
+    /// even size, every entry of L equals (==, exactly) that of a dense right-looking Cholesky
+    /// written out one column at a time, with the same operations in the same order as the
+    /// single-column skyline (multiply by 1 / L_jj, then a_ik −= L_ij L_kj for k in j+1..=i).
+    /// Outside the envelope its updates are 0 − 0·x, so the dense form is a fair reference.
+    #[test]
+    fn pairs_of_columns_give_the_one_column_factor_exactly() {
+        for starts in [
+            &[0usize, 0, 0, 2, 3, 1, 4][..],
+            &[0, 0, 1, 1, 0, 3, 5, 2, 7, 6][..],
+            &[0, 1, 2, 3, 4, 5][..],
+            &[0, 0, 0, 0, 0][..],
+        ] {
+            let n = starts.len();
+            let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
+            for i in 0..n {
+                a[(i, i)] = 5.0 + (i as f64).sqrt();
+                for j in starts[i]..i {
+                    let v = 0.2 + 0.1 * ((3 * i + j) % 5) as f64 + 1e-3 * (i * j) as f64;
+                    a[(i, j)] = v;
+                    a[(j, i)] = v;
+                }
+            }
+            let (offs, rows, vals) = lower_csc(&a);
+            let mut llt = SkylineLlt::new(n, &offs, &rows);
+            llt.factorize(&vals).unwrap();
+            let mut d = a.clone();
+            for j in 0..n {
+                let ljj = d[(j, j)].sqrt();
+                d[(j, j)] = ljj;
+                let inv = 1.0 / ljj;
+                for i in j + 1..n {
+                    d[(i, j)] *= inv;
+                }
+                for i in j + 1..n {
+                    for k in j + 1..=i {
+                        let update = d[(i, j)] * d[(k, j)];
+                        d[(i, k)] -= update;
+                    }
+                }
+            }
+            for i in 0..n {
+                for j in llt.first[i]..=i {
+                    let ours = llt.values[llt.start[i] + j - llt.first[i]];
+                    assert!(
+                        ours == d[(i, j)],
+                        "n = {n}, L[{i}][{j}]: {ours} vs {}",
+                        d[(i, j)]
+                    );
+                }
+            }
         }
     }
 
