@@ -204,6 +204,42 @@ impl Friction {
     }
 }
 
+/// The stick-zone filter of the line search (`newton.stick_filter`, docs/refinement.md): the
+/// largest α such that no contact node (μ_kλ > 0 or μ_sλ > 0) that is sliding at `x` (tangential
+/// displacement |u| = |t·(x − xⁿ)| above `width` = ε_v h, m) has its u change sign between x and
+/// x + αp; +∞ when none would. α is where u reaches 0, the middle of the stick zone.
+///
+/// Friction's projected Hessian is zero on the slip side (f₁′ = 0 for |v̄| ≥ ε_v) and up to
+/// 2μλ/(ε_v h) inside the zone, a band of 2ε_v h (2·10⁻⁵ m with the book's constants). A Newton
+/// step taken from the slip side therefore sees no friction curvature and can jump across the
+/// band to the slip side opposite; landing in it instead lets the next iteration see the
+/// curvature. The filter only shortens the first trial: E, its minimiser and the stopping rule
+/// (on p, before the line search) are unchanged. A node already inside the zone sets no bound
+/// (bounding it would pin it at u = 0, where the step from it can be α = 0).
+pub fn stick_zone_max_step(
+    x: &[Vec2],
+    x_n: &[Vec2],
+    p: &[Vec2],
+    mu_lambda_kinetic: &[f64],
+    mu_lambda_static: &[f64],
+    normal: &Vec2,
+    width: f64,
+) -> f64 {
+    let t = Vec2::new(-normal.y, normal.x);
+    let mut alpha = f64::INFINITY;
+    for i in 0..x.len() {
+        if mu_lambda_kinetic[i] <= 0.0 && mu_lambda_static[i] <= 0.0 {
+            continue;
+        }
+        let u0 = t.dot(&(x[i] - x_n[i]));
+        let u1 = u0 + t.dot(&p[i]);
+        if u0.abs() > width && u0 * u1 < 0.0 {
+            alpha = alpha.min(u0 / (u0 - u1));
+        }
+    }
+    alpha
+}
+
 /// Semi-implicit friction as a term of E: Σ over the nodes with μ_kλᵢ > 0 or μ_sλᵢ > 0 of
 /// the static/kinetic energy ([`Friction::node_value_blended`]) at v = (x − xⁿ)/h, with xⁿ and
 /// the lagged μλ from the [`StepState`]. One element per node.
@@ -296,5 +332,63 @@ impl Energy for FrictionEnergy {
 
     fn psd_hessian(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64]) {
         self.blocks(x, step, weight, out, true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slope of the book's scene, n = (0.1, 1)/‖·‖, and its tangent from a rotation of n
+    /// written out here (not the filter's own).
+    fn slope() -> (Vec2, Vec2) {
+        let n = Vec2::new(0.1, 1.0).normalize();
+        (n, Vec2::new(n.y, -n.x))
+    }
+
+    /// A node sliding 0.3 mm downhill whose full step would end 0.1 mm uphill (with a normal
+    /// component that must not matter) is stopped where its tangential displacement is zero:
+    /// α = 0.75, and the displacement there is zero to rounding while it keeps its sign at
+    /// 0.99 α.
+    #[test]
+    fn a_sliding_node_stops_in_the_middle_of_the_stick_zone() {
+        let (n, t) = slope();
+        let x_n = [Vec2::new(0.3, -0.5)];
+        let x = [x_n[0] + t * 3e-4 + n * 2e-3];
+        let p = [t * -4e-4 + n * -1e-3];
+        let a = stick_zone_max_step(&x, &x_n, &p, &[10.0], &[10.0], &n, 1e-5);
+        assert!((a - 0.75).abs() < 1e-12, "alpha = {a}");
+        let u = |alpha: f64| (x[0] + p[0] * alpha - x_n[0]).dot(&t);
+        assert!(u(a).abs() < 1e-15, "u(alpha) = {}", u(a));
+        assert!(u(0.99 * a) > 0.0);
+    }
+
+    /// No bound from a node already inside the zone, a node with no friction, or a step that
+    /// does not change the displacement's sign; with several nodes the smallest bound wins.
+    #[test]
+    fn only_sliding_contact_nodes_that_cross_set_a_bound() {
+        let (n, t) = slope();
+        let zero = [Vec2::zeros()];
+        let inside =
+            stick_zone_max_step(&[t * 5e-6], &zero, &[t * -1e-3], &[10.0], &[10.0], &n, 1e-5);
+        assert_eq!(inside, f64::INFINITY);
+        let free = stick_zone_max_step(&[t * 1e-3], &zero, &[t * -2e-3], &[0.0], &[0.0], &n, 1e-5);
+        assert_eq!(free, f64::INFINITY);
+        let same_side =
+            stick_zone_max_step(&[t * 1e-3], &zero, &[t * -9e-4], &[10.0], &[10.0], &n, 1e-5);
+        assert_eq!(same_side, f64::INFINITY);
+        let static_only =
+            stick_zone_max_step(&[t * 1e-3], &zero, &[t * -2e-3], &[0.0], &[5.0], &n, 1e-5);
+        assert!((static_only - 0.5).abs() < 1e-12);
+        let two = stick_zone_max_step(
+            &[t * 1e-3, t * -2e-3],
+            &[Vec2::zeros(), Vec2::zeros()],
+            &[t * -2e-3, t * 8e-3],
+            &[10.0, 10.0],
+            &[10.0, 10.0],
+            &n,
+            1e-5,
+        );
+        assert!((two - 0.25).abs() < 1e-12, "alpha = {two}");
     }
 }

@@ -8,8 +8,8 @@ use serde::Serialize;
 use crate::contact::backend::BackendError;
 use crate::contact::cross_check::{CrossCheck, CrossCheckReport};
 use crate::contact::records::{ContactRecord, push_step_records};
-use crate::energy::Vec2;
 use crate::energy::inversion::Inversion;
+use crate::energy::{Projection, Vec2};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::{Scene, case::Lagging};
 use crate::solver::assembly::LinearSolveError;
@@ -368,6 +368,8 @@ impl Runner {
             mu_static: sc.mu_static,
             lagging: sc.lagging,
             inversion: sc.inversion,
+            projection: sc.spring_projection,
+            stick_filter: sc.stick_filter,
             h: sc.h,
             tol: self.tol,
             duration: self.steps as f64 * sc.h,
@@ -415,6 +417,10 @@ pub struct Summary {
     pub lagging: Lagging,
     /// The inversion barrier's κ_A (J/m²) and ŝ, `null` when off.
     pub inversion: Option<Inversion>,
+    /// The spring Hessian's projection (`newton.projection`).
+    pub projection: Projection,
+    /// Whether the line search's stick-zone filter was on (`newton.stick_filter`).
+    pub stick_filter: bool,
     /// Time step, s.
     pub h: f64,
     /// Newton tolerance, m/s.

@@ -361,6 +361,12 @@ pub struct NewtonSection {
     /// distance to the slope in one line-search trial; in (0, 1), 0.9 in the book (the default).
     #[serde(default = "default_filter_fraction")]
     pub filter_fraction: f64,
+    /// The stick-zone filter ([`crate::energy::friction::stick_zone_max_step`]): a line-search
+    /// trial stops where a sliding contact node's tangential displacement would change sign, so
+    /// Newton lands inside friction's stick zone instead of jumping across it. Off by default
+    /// (the book's line search); for refined meshes, docs/refinement.md.
+    #[serde(default)]
+    pub stick_filter: bool,
 }
 
 fn default_filter_fraction() -> f64 {
@@ -508,6 +514,8 @@ pub struct Scene {
     pub overrides: Vec<String>,
     /// The tunnelling filter's fraction, in (0, 1).
     pub filter_fraction: f64,
+    /// Whether the line search also stops at friction's stick zone (`newton.stick_filter`).
+    pub stick_filter: bool,
     /// The cross-check's late window starts here, s.
     pub cross_check_late_from: f64,
     /// The restitution the cross-check gives the impulse law.
@@ -699,6 +707,7 @@ impl Scene {
             max_halvings: case.newton.max_halvings,
             spring_projection: case.newton.projection,
             filter_fraction: case.newton.filter_fraction,
+            stick_filter: case.newton.stick_filter,
             cross_check_late_from: case.cross_check.late_from,
             cross_check_restitution: case.cross_check.restitution,
             inversion,
