@@ -214,7 +214,7 @@ fn the_stick_filter_leaves_the_book_cases_unchanged() {
 /// line search backtracks less than half as often (2 and 2 measured) and no step takes more
 /// iterations than without it (8 against 12, and 8 against 8). The answer moves only within the
 /// stopping rule: both runs end each step where ‖p‖∞/h < tol, not at the same point, and the
-/// distances by 8 s agree to 0.03 % (measured); 1 % is the bound, a third of the gap between
+/// distances by 8 s agree to 0.03 % (measured); 1 % is the bound, a quarter of the gap between
 /// n_seg = 32 and 64 that docs/refinement.md reports as the physics' own.
 #[test]
 fn the_stick_filter_shortens_the_landing_without_moving_the_answer() {
