@@ -35,18 +35,26 @@ fn refined(n_seg: usize, mu_file: &str) -> Scene {
 
 /// The slope case `mu_file` at `n_seg` with the exact spring Hessian and the `extra` overrides.
 fn refined_with(n_seg: usize, mu_file: &str, extra: &[&str]) -> Scene {
-    let overrides: Vec<Override> = [
+    let settings: Vec<String> = [
         format!("square.n_seg={n_seg}"),
         "newton.projection=none".into(),
     ]
     .into_iter()
     .chain(extra.iter().map(|s| s.to_string()))
-    .map(|s| Override::parse(&s).unwrap())
     .collect();
+    case_with(mu_file, &settings)
+}
+
+/// The case file `file` of `cases/` with the `--set`-style `settings` applied.
+fn case_with(file: &str, settings: &[String]) -> Scene {
+    let overrides: Vec<Override> = settings
+        .iter()
+        .map(|s| Override::parse(s).unwrap())
+        .collect();
     Scene::load_with_overrides(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("cases")
-            .join(mu_file),
+            .join(file),
         &overrides,
     )
     .unwrap()
@@ -139,12 +147,7 @@ fn implicit_lagging_meets_the_iteration_target_where_measured_to() {
 #[test]
 fn refined_case_files_meet_the_iteration_target_at_n_seg_32() {
     for file in ["refined_mu0.11.toml", "refined_mu0.20.toml"] {
-        let scene = Scene::load(
-            &Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("cases")
-                .join(file),
-        )
-        .unwrap();
+        let scene = case_with(file, &[]);
         assert_eq!((scene.n_seg, scene.duration), (32, 8.0));
         let r = run(scene, &RunOptions::default(), None, |_, _| {})
             .unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -178,20 +181,15 @@ fn the_stick_filter_leaves_the_book_cases_unchanged() {
         "slope_mu0.11.toml",
         "slope_mu0.20.toml",
     ] {
-        let load = |extra: &[&str]| {
-            let overrides: Vec<Override> =
-                extra.iter().map(|s| Override::parse(s).unwrap()).collect();
-            Scene::load_with_overrides(
-                &Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("cases")
-                    .join(file),
-                &overrides,
-            )
-            .unwrap()
-        };
-        let off = run(load(&[]), &RunOptions::default(), None, |_, _| {}).unwrap();
+        let off = run(
+            case_with(file, &[]),
+            &RunOptions::default(),
+            None,
+            |_, _| {},
+        )
+        .unwrap();
         let on = run(
-            load(&["newton.stick_filter=true"]),
+            case_with(file, &["newton.stick_filter=true".into()]),
             &RunOptions::default(),
             None,
             |_, _| {},
@@ -271,15 +269,7 @@ fn the_stick_filter_shortens_the_landing_without_moving_the_answer() {
 /// at most 3× the total of the same case at n_seg = 4 (2.3× and 2.6× measured). About 100 s a
 /// run in release; one test per μ so that the two run side by side.
 fn meets_the_targets_at_n_seg_64(file: &str) {
-    let load = |n_seg: usize| {
-        Scene::load_with_overrides(
-            &Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("cases")
-                .join(file),
-            &[Override::parse(&format!("square.n_seg={n_seg}")).unwrap()],
-        )
-        .unwrap()
-    };
+    let load = |n_seg: usize| case_with(file, &[format!("square.n_seg={n_seg}")]);
     let fine = run(load(64), &RunOptions::default(), None, |_, _| {})
         .unwrap_or_else(|e| panic!("{file} at n_seg = 64: {e}"));
     let coarse = run(load(4), &RunOptions::default(), None, |_, _| {})
