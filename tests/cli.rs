@@ -597,15 +597,20 @@ fn an_interrupted_run_leaves_nothing_behind() {
 }
 
 /// Runs `command` with its standard output closed by the reader before anything is printed
-/// (as `… | head -0` would), and waits for it.
-fn with_stdout_closed(command: &mut Command) -> Output {
+/// (as `… | head -0` would), waits for it, asserts that it exited 0 without a panic, and returns
+/// its standard error.
+fn ends_quietly_with_stdout_closed(command: &mut Command) -> String {
     let mut child = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     drop(child.stdout.take());
-    child.wait_with_output().unwrap()
+    let out: Output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
 }
 
 /// Finding 7: `stickslip run … | head -1` used to panic with exit 101 on the closed pipe. It
@@ -616,7 +621,7 @@ fn a_closed_stdout_ends_quietly() {
     let case = dir.path().join("case.toml");
     std::fs::write(&case, reference_case()).unwrap();
     let out_dir = dir.path().join("out");
-    let out = with_stdout_closed(bin().args([
+    let stderr = ends_quietly_with_stdout_closed(bin().args([
         "run",
         case.to_str().unwrap(),
         "--gpu",
@@ -626,9 +631,6 @@ fn a_closed_stdout_ends_quietly() {
         "--out",
         out_dir.to_str().unwrap(),
     ]));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(stderr.trim(), "", "quiet: {stderr}");
     assert!(out_dir.join("summary.json").exists());
 }
@@ -903,7 +905,7 @@ fn a_closed_stdout_ends_a_rigid_run_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/football.toml");
-    let out = with_stdout_closed(bin().args([
+    ends_quietly_with_stdout_closed(bin().args([
         "run",
         case.to_str().unwrap(),
         "--duration",
@@ -911,9 +913,6 @@ fn a_closed_stdout_ends_a_rigid_run_quietly() {
         "--out",
         out_dir.to_str().unwrap(),
     ]));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
     for file in ["trajectory.csv", "events.csv", "summary.json"] {
         assert!(out_dir.join(file).exists(), "{file}");
     }
