@@ -10,34 +10,83 @@
 //! at 50 unknowns.
 //!
 //! [`SkylineLlt`] is built once from the lower-triangle CSC pattern (the same pattern and values
-//! the sparse path factors), keeps the envelope row by row in one preallocated buffer and
-//! factors in place: no allocation after construction, no ordering (the mesh's own).
+//! the sparse path factors), keeps the envelope padded to a band of fixed width row by row in
+//! one preallocated buffer and factors in place: no allocation after construction, no ordering
+//! (the mesh's own). The band costs a little more arithmetic than the envelope (the square's
+//! rows are nearly all of the widest reach) and saves every test of where a row starts: 25 %
+//! faster at n_seg = 4 and 16 than the ragged envelope, with the same factor bit for bit
+//! (docs/benchmarks.md).
 
-/// LLᵀ of a symmetric positive definite matrix kept in its lower envelope, row by row.
+/// LLᵀ of a symmetric positive definite matrix kept in its lower band, row by row.
+///
+/// Storage: every row i keeps the w + 1 columns i − w ..= i, w being the envelope's widest
+/// reach (max over rows of i − f(i)), so entry (i, c) lives at `i·w + c + w` and a column's
+/// entries below the diagonal are w apart. Entries of the band outside the envelope hold
+/// zeros and stay zero (Cholesky fills nothing left of a row's first nonzero); w + 1 rows of
+/// zeros after the last keep every elimination's window inside the buffer. So each pair of
+/// columns is eliminated over the same fixed window with no test of where a row starts, and
+/// for the widths of the book's square and its refinements the window's size is a compile-time
+/// constant ([`Fixed`]), which lets the compiler unroll it. The factor is the envelope
+/// Cholesky's entry for entry, with the same roundings: outside the envelope the band's extra
+/// updates are 0 − 0·x.
 pub struct SkylineLlt {
-    /// First stored column of each row (the row's first nonzero in the lower triangle).
+    /// First column of each row's envelope (the row's first nonzero in the lower triangle).
     first: Vec<usize>,
-    /// Offset of each row's first stored entry in `values`; `start[n]` = total length.
-    start: Vec<usize>,
-    /// The envelope: the matrix, overwritten by L at each factorisation.
+    /// The band's half-width w.
+    width: usize,
+    /// Entries of the envelope (for [`SkylineLlt::len`]).
+    envelope_len: usize,
+    /// The band, row by row (n + w + 2 rows of w + 1): the matrix, overwritten by L at each
+    /// factorisation.
     values: Vec<f64>,
-    /// For each stored CSC value (column-major order), its index in `values`.
+    /// For each stored CSC value (column-major order), its index in the band.
     slots: Vec<usize>,
     /// 1 / L_ii of the last factorisation (a column of L is scaled by it, and the solve
     /// multiplies by it: a multiplication has a quarter of a division's latency).
     inv_diag: Vec<f64>,
-    /// For each column j, the last row whose envelope reaches it (j when none below).
-    last: Vec<usize>,
-    /// Column j of L below the diagonal during the factorisation: `column[r]` = L_{j+r, j}
-    /// (preallocated to the longest column).
+    /// Column j of L during the elimination of columns j and j + 1: `column[r]` = L_{j+r, j}
+    /// for r in 1 ..= w; `column[w + 1]` stays 0 (row j + w + 1 does not reach column j).
     column: Vec<f64>,
-    /// Column j + 1 of L below its diagonal while columns j and j + 1 are eliminated together:
-    /// `column1[r]` = L_{j+1+r, j+1}.
+    /// Column j + 1 of L: `column1[r]` = L_{j+1+r, j+1} for r in 1 ..= w.
     column1: Vec<f64>,
 }
 
+/// The band's half-width, fixed at compile time ([`Fixed`]) or at run time (`usize`).
+trait Width: Copy {
+    fn get(self) -> usize;
+}
+
+/// A half-width known at compile time: the elimination's loops have constant trip counts.
+#[derive(Clone, Copy)]
+struct Fixed<const W: usize>;
+
+impl<const W: usize> Width for Fixed<W> {
+    #[inline(always)]
+    fn get(self) -> usize {
+        W
+    }
+}
+
+impl Width for usize {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self
+    }
+}
+
+/// L_jj = √a_jj and 1 / L_jj; a pivot that is not positive (or not finite) is refused as
+/// `Err(j)`.
+#[inline(always)]
+fn pivot(j: usize, d: f64) -> Result<(f64, f64), usize> {
+    if !(d > 0.0 && d.is_finite()) {
+        return Err(j);
+    }
+    let ljj = d.sqrt();
+    Ok((ljj, 1.0 / ljj))
+}
+
 impl SkylineLlt {
-    /// The envelope of the lower-triangle pattern `col_offsets`/`row_indices` of an n × n matrix
+    /// The band of the lower-triangle pattern `col_offsets`/`row_indices` of an n × n matrix
     /// (row indices ≥ column index in every column; the diagonal present).
     pub fn new(n: usize, col_offsets: &[usize], row_indices: &[usize]) -> SkylineLlt {
         let mut first: Vec<usize> = (0..n).collect();
@@ -46,44 +95,33 @@ impl SkylineLlt {
                 first[row] = first[row].min(col);
             }
         }
-        let mut start = Vec::with_capacity(n + 1);
-        let mut len = 0;
-        for (i, &f) in first.iter().enumerate() {
-            start.push(len);
-            len += i - f + 1;
-        }
-        start.push(len);
+        let width = first
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| i - f)
+            .max()
+            .unwrap_or(0);
+        let envelope_len = first.iter().enumerate().map(|(i, &f)| i - f + 1).sum();
         let mut slots = Vec::with_capacity(row_indices.len());
         for col in 0..n {
             for &row in &row_indices[col_offsets[col]..col_offsets[col + 1]] {
-                slots.push(start[row] + col - first[row]);
+                slots.push(row * width + col + width);
             }
         }
-        let mut last: Vec<usize> = (0..n).collect();
-        for (i, &f) in first.iter().enumerate() {
-            for l in &mut last[f..i] {
-                *l = (*l).max(i);
-            }
-        }
-        let longest = last
-            .iter()
-            .enumerate()
-            .map(|(j, &l)| l - j)
-            .max()
-            .unwrap_or(0);
         SkylineLlt {
-            last,
-            column: vec![0.0; longest + 2],
-            column1: vec![0.0; longest + 2],
             first,
-            start,
-            values: vec![0.0; len],
+            width,
+            envelope_len,
+            values: vec![0.0; (n + width + 2) * (width + 1)],
             slots,
             inv_diag: vec![0.0; n],
+            column: vec![0.0; width + 2],
+            column1: vec![0.0; width + 2],
         }
     }
 
-    /// Multiply-adds of one factorisation: Σᵢ Σ_{f(i) ≤ j ≤ i} (j − max(f(i), f(j))).
+    /// Multiply-adds of one factorisation inside the envelope:
+    /// Σᵢ Σ_{f(i) ≤ j ≤ i} (j − max(f(i), f(j))).
     pub fn factor_work(&self) -> usize {
         let n = self.first.len();
         let mut work = 0;
@@ -95,14 +133,25 @@ impl SkylineLlt {
         work
     }
 
-    /// Entries kept (the envelope's size).
+    /// Entries of the envelope (the band stores a few more, all zero).
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.envelope_len
     }
 
     /// True when the matrix has no rows.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.first.is_empty()
+    }
+
+    /// The band's half-width w: the widest reach of a row left of its diagonal.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Index of entry (i, c) in `values` (c in i − w ..= i).
+    #[inline(always)]
+    fn at(&self, i: usize, c: usize) -> usize {
+        i * self.width + c + self.width
     }
 
     /// Factors the matrix whose lower-triangle values, in the CSC pattern given to
@@ -112,11 +161,10 @@ impl SkylineLlt {
     /// Right-looking: once column j's pivot is final, its entries below the diagonal are
     /// scaled into L's column j (gathered into one short buffer), and every later row i that
     /// reaches column j takes the update a_ik −= L_ij L_kj for j < k ≤ i, one contiguous run of
-    /// its envelope row. Those updates are independent multiply-adds, which the processor
-    /// overlaps. The left-looking form (each L_ij one dot product over row i, which needs
-    /// L_i,j−1 first) is one chain of dependent operations along every row, and measured 21 %
-    /// slower at n_seg = 4 (4.7 against 3.7 µs, the minimum of 300 batches of 100
-    /// factorisations each; docs/benchmarks.md). Columns are eliminated two at a time
+    /// its row. Those updates are independent multiply-adds, which the processor overlaps. The
+    /// left-looking form (each L_ij one dot product over row i, which needs L_i,j−1 first) is
+    /// one chain of dependent operations along every row, and measured 21 % slower at
+    /// n_seg = 4 (docs/benchmarks.md). Columns are eliminated two at a time
     /// ([`SkylineLlt::eliminate_pair`]): one pass over each row for both updates, with the
     /// same roundings as one column at a time.
     pub fn factorize(&mut self, csc_values: &[f64]) -> Result<(), usize> {
@@ -124,126 +172,133 @@ impl SkylineLlt {
         for (&s, &v) in self.slots.iter().zip(csc_values) {
             self.values[s] += v;
         }
+        // The widths of the square's Hessian at n_seg = 4, 8 and 16 (2·n_seg + 5: a node
+        // couples to the node n_seg + 2 after it) get their own unrolled elimination.
+        match self.width {
+            13 => self.eliminate_all(Fixed::<13>),
+            21 => self.eliminate_all(Fixed::<21>),
+            37 => self.eliminate_all(Fixed::<37>),
+            w => self.eliminate_all(w),
+        }
+    }
+
+    fn eliminate_all<W: Width>(&mut self, width: W) -> Result<(), usize> {
         let n = self.first.len();
         let mut j = 0;
         while j + 1 < n {
-            self.eliminate_pair(j)?;
+            self.eliminate_pair(width, j)?;
             j += 2;
         }
         if j < n {
             // The last column of an odd dimension: its pivot, with nothing below it.
-            let diag = self.start[j] + j - self.first[j];
-            self.values[diag] = self.pivot(j, self.values[diag])?;
+            let diag = self.at(j, j);
+            let (ljj, inv) = pivot(j, self.values[diag])?;
+            self.values[diag] = ljj;
+            self.inv_diag[j] = inv;
         }
         Ok(())
-    }
-
-    /// L_jj = √a_jj with 1 / L_jj kept in `inv_diag`; a pivot that is not positive (or not
-    /// finite) is refused as `Err(j)`.
-    #[inline]
-    fn pivot(&mut self, j: usize, d: f64) -> Result<f64, usize> {
-        if !(d > 0.0 && d.is_finite()) {
-            return Err(j);
-        }
-        let ljj = d.sqrt();
-        self.inv_diag[j] = 1.0 / ljj;
-        Ok(ljj)
-    }
-
-    /// Index of a_ij in `values` if row i's envelope reaches column j.
-    #[inline]
-    fn entry(&self, i: usize, j: usize) -> Option<usize> {
-        (self.first[i] <= j).then(|| self.start[i] + j - self.first[i])
     }
 
     /// Eliminates columns j and j + 1 together (right-looking, see [`SkylineLlt::factorize`]):
-    /// both columns of L are finished first, then every later row that reaches either column
-    /// takes both updates in one pass over its envelope, a_ik −= L_ij L_kj, then
-    /// a_ik −= L_i,j+1 L_k,j+1, for j + 1 < k ≤ i. Each entry receives its updates in the same
-    /// order, with the same roundings, as eliminating one column at a time: the factor is
-    /// bit-for-bit the same, with half the passes over the rows (docs/benchmarks.md).
-    fn eliminate_pair(&mut self, j: usize) -> Result<(), usize> {
-        let j1 = j + 1;
-        // Column j: its pivot, then L_ij = a_ij / L_jj below it, gathered into `column`.
-        let diag0 = self.start[j] + j - self.first[j];
-        let l0 = self.pivot(j, self.values[diag0])?;
-        self.values[diag0] = l0;
-        let inv0 = self.inv_diag[j];
-        let last0 = self.last[j];
-        let last = last0.max(self.last[j1]);
-        for i in j + 1..=last {
-            self.column[i - j] = match self.entry(i, j) {
-                Some(e) => {
-                    self.values[e] *= inv0;
-                    self.values[e]
-                }
-                None => 0.0,
-            };
+    /// both columns of L are finished first, then every later row takes both updates in one
+    /// pass over its band, a_ik −= L_ij L_kj, then a_ik −= L_i,j+1 L_k,j+1, for
+    /// j + 1 < k ≤ i. Each entry receives its updates in the same order, with the same
+    /// roundings, as eliminating one column at a time: the factor is bit-for-bit the same, with
+    /// half the passes over the rows (docs/benchmarks.md).
+    #[inline(always)]
+    fn eliminate_pair<W: Width>(&mut self, width: W, j: usize) -> Result<(), usize> {
+        let w = width.get();
+        let d0 = self.at(j, j);
+        // The window: rows j ..= j + w + 1 from column j on. Offsets below are from (j, j):
+        // (j + s, j + c) is at s·w + c.
+        let win = &mut self.values[d0..d0 + (w + 2) * w + 2];
+        let col0 = &mut self.column[..w + 2];
+        let col1 = &mut self.column1[..w + 2];
+        // Column j: its pivot, then L_{j+r, j} = a / L_jj below it.
+        let (l0, inv0) = pivot(j, win[0])?;
+        win[0] = l0;
+        for r in 1..=w {
+            win[r * w] *= inv0;
+            col0[r] = win[r * w];
         }
-        // Column j + 1: column j's update of a_{j+1,j+1} and a_{i,j+1}, its pivot, then L_i,j+1
-        // below it, gathered into `column1`.
-        let diag1 = self.start[j1] + j1 - self.first[j1];
-        if self.first[j1] <= j {
-            let l = self.column[1];
-            self.values[diag1] -= l * l;
+        // Column j + 1: column j's update of its entries, its pivot, then L below it.
+        let l10 = col0[1];
+        let d1 = w + 1;
+        win[d1] -= l10 * l10;
+        let (l1, inv1) = pivot(j + 1, win[d1])?;
+        win[d1] = l1;
+        for r in 1..=w {
+            let e = d1 + r * w;
+            win[e] -= col0[r + 1] * l10;
+            win[e] *= inv1;
+            col1[r] = win[e];
         }
-        let l1 = self.pivot(j1, self.values[diag1])?;
-        self.values[diag1] = l1;
-        let inv1 = self.inv_diag[j1];
-        let l10 = self.column[1];
-        for i in j1 + 1..=last {
-            self.column1[i - j1] = match self.entry(i, j1) {
-                Some(e) => {
-                    if self.first[i] <= j {
-                        self.values[e] -= self.column[i - j] * l10;
-                    }
-                    self.values[e] *= inv1;
-                    self.values[e]
-                }
-                None => 0.0,
-            };
-        }
-        // Both updates of every later row, k from j + 2 to i.
-        for i in j1 + 1..=last {
-            if self.first[i] > j1 {
-                continue;
+        // Both updates of rows j + 1 + r, columns j + 2 ..= j + 1 + r, two rows per pass: each
+        // entry of the two columns is loaded once for both rows.
+        let mut r = 1;
+        while r < w {
+            let from_a = (r + 1) * w + 2;
+            let from_b = from_a + w;
+            let (head, tail) = win.split_at_mut(from_b);
+            let row_a = &mut head[from_a..from_a + r];
+            let row_b = &mut tail[..r + 1];
+            let (la0, la1) = (col0[r + 1], col1[r]);
+            let (lb0, lb1) = (col0[r + 2], col1[r + 1]);
+            let c0 = &col0[2..3 + r];
+            let c1 = &col1[1..2 + r];
+            for t in 0..r {
+                row_a[t] -= la0 * c0[t];
+                row_a[t] -= la1 * c1[t];
+                row_b[t] -= lb0 * c0[t];
+                row_b[t] -= lb1 * c1[t];
             }
-            let (li0, li1) = (self.column[i - j], self.column1[i - j1]);
-            let from = self.start[i] + j1 + 1 - self.first[i];
-            let len = i - j1;
-            let row = &mut self.values[from..from + len];
-            let c1 = &self.column1[1..=len];
-            if self.first[i] <= j {
-                let c0 = &self.column[2..2 + len];
-                for t in 0..len {
-                    row[t] -= li0 * c0[t];
-                    row[t] -= li1 * c1[t];
-                }
-            } else {
-                for t in 0..len {
-                    row[t] -= li1 * c1[t];
-                }
+            row_b[r] -= lb0 * c0[r];
+            row_b[r] -= lb1 * c1[r];
+            r += 2;
+        }
+        if r == w {
+            // The last row of an odd count.
+            let from = (r + 1) * w + 2;
+            let row = &mut win[from..from + r];
+            let (li0, li1) = (col0[r + 1], col1[r]);
+            let c0 = &col0[2..2 + r];
+            let c1 = &col1[1..1 + r];
+            for t in 0..r {
+                row[t] -= li0 * c0[t];
+                row[t] -= li1 * c1[t];
             }
         }
+        self.inv_diag[j] = inv0;
+        self.inv_diag[j + 1] = inv1;
         Ok(())
     }
 
-    /// Solves A x = rhs in place with the last factorisation (L y = b, then Lᵀ x = y).
+    /// Solves A x = rhs in place with the last factorisation (L y = b, then Lᵀ x = y), over
+    /// each row's envelope.
     pub fn solve_in_place(&self, rhs: &mut [f64]) {
         let n = self.first.len();
         for i in 0..n {
             let fi = self.first[i];
-            let row = &self.values[self.start[i]..self.start[i + 1]];
-            rhs[i] = (rhs[i] - dot(&row[..i - fi], &rhs[fi..i])) * self.inv_diag[i];
+            let row = &self.values[self.at(i, fi)..self.at(i, i)];
+            rhs[i] = (rhs[i] - dot(row, &rhs[fi..i])) * self.inv_diag[i];
         }
         for i in (0..n).rev() {
             let fi = self.first[i];
-            let row = &self.values[self.start[i]..self.start[i + 1]];
+            let row = &self.values[self.at(i, fi)..self.at(i, i)];
             let xi = rhs[i] * self.inv_diag[i];
             rhs[i] = xi;
-            for (r, l) in rhs[fi..i].iter_mut().zip(&row[..i - fi]) {
+            for (r, l) in rhs[fi..i].iter_mut().zip(row) {
                 *r -= l * xi;
             }
+        }
+    }
+
+    /// L_ij of the last factorisation (0 outside the envelope).
+    pub fn l(&self, i: usize, j: usize) -> f64 {
+        if j > i || j < self.first[i] {
+            0.0
+        } else {
+            self.values[self.at(i, j)]
         }
     }
 }
@@ -338,7 +393,7 @@ mod tests {
         let dense = a.clone().cholesky().expect("SPD").l();
         for i in 0..n {
             for j in starts[i]..=i {
-                let ours = llt.values[llt.start[i] + j - llt.first[i]];
+                let ours = llt.l(i, j);
                 assert!(
                     (ours - dense[(i, j)]).abs() < 1e-13,
                     "L[{i}][{j}]: {ours} vs {}",
@@ -355,11 +410,56 @@ mod tests {
         }
     }
 
+    /// Factors the SPD matrix whose row i starts at column `starts[i]` with SkylineLlt and with
+    /// a dense right-looking Cholesky written out one column at a time, the same operations in
+    /// the same order as the single-column skyline (multiply by 1 / L_jj, then
+    /// a_ik −= L_ij L_kj for k in j+1..=i), and asserts every entry of L is equal (==, exactly).
+    /// Outside the envelope the dense form's updates are 0 − 0·x, so it is a fair reference.
+    /// Returns the band's width.
+    fn assert_exact_factor(starts: &[usize]) -> usize {
+        let n = starts.len();
+        let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
+        for i in 0..n {
+            a[(i, i)] = 5.0 + (i as f64).sqrt();
+            for j in starts[i]..i {
+                let v = 0.2 + 0.1 * ((3 * i + j) % 5) as f64 + 1e-3 * (i * j % 97) as f64;
+                a[(i, j)] = v / (1.0 + 0.1 * (i - j) as f64);
+                a[(j, i)] = a[(i, j)];
+            }
+        }
+        let (offs, rows, vals) = lower_csc(&a);
+        let mut llt = SkylineLlt::new(n, &offs, &rows);
+        llt.factorize(&vals).unwrap();
+        let mut d = a.clone();
+        for j in 0..n {
+            let ljj = d[(j, j)].sqrt();
+            d[(j, j)] = ljj;
+            let inv = 1.0 / ljj;
+            for i in j + 1..n {
+                d[(i, j)] *= inv;
+            }
+            for i in j + 1..n {
+                for k in j + 1..=i {
+                    let update = d[(i, j)] * d[(k, j)];
+                    d[(i, k)] -= update;
+                }
+            }
+        }
+        for i in 0..n {
+            for j in llt.first[i]..=i {
+                let ours = llt.l(i, j);
+                assert!(
+                    ours == d[(i, j)],
+                    "n = {n}, L[{i}][{j}]: {ours} vs {}",
+                    d[(i, j)]
+                );
+            }
+        }
+        llt.width()
+    }
+
     /// Pairing the columns changes no rounding: on ragged, non-monotone envelopes of odd and
-    /// even size, every entry of L equals (==, exactly) that of a dense right-looking Cholesky
-    /// written out one column at a time, with the same operations in the same order as the
-    /// single-column skyline (multiply by 1 / L_jj, then a_ik −= L_ij L_kj for k in j+1..=i).
-    /// Outside the envelope its updates are 0 − 0·x, so the dense form is a fair reference.
+    /// even size (bands of a run-time width), L equals the one-column dense factor exactly.
     #[test]
     fn pairs_of_columns_give_the_one_column_factor_exactly() {
         for starts in [
@@ -368,43 +468,20 @@ mod tests {
             &[0, 1, 2, 3, 4, 5][..],
             &[0, 0, 0, 0, 0][..],
         ] {
-            let n = starts.len();
-            let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
-            for i in 0..n {
-                a[(i, i)] = 5.0 + (i as f64).sqrt();
-                for j in starts[i]..i {
-                    let v = 0.2 + 0.1 * ((3 * i + j) % 5) as f64 + 1e-3 * (i * j) as f64;
-                    a[(i, j)] = v;
-                    a[(j, i)] = v;
-                }
-            }
-            let (offs, rows, vals) = lower_csc(&a);
-            let mut llt = SkylineLlt::new(n, &offs, &rows);
-            llt.factorize(&vals).unwrap();
-            let mut d = a.clone();
-            for j in 0..n {
-                let ljj = d[(j, j)].sqrt();
-                d[(j, j)] = ljj;
-                let inv = 1.0 / ljj;
-                for i in j + 1..n {
-                    d[(i, j)] *= inv;
-                }
-                for i in j + 1..n {
-                    for k in j + 1..=i {
-                        let update = d[(i, j)] * d[(k, j)];
-                        d[(i, k)] -= update;
-                    }
-                }
-            }
-            for i in 0..n {
-                for j in llt.first[i]..=i {
-                    let ours = llt.values[llt.start[i] + j - llt.first[i]];
-                    assert!(
-                        ours == d[(i, j)],
-                        "n = {n}, L[{i}][{j}]: {ours} vs {}",
-                        d[(i, j)]
-                    );
-                }
+            assert_exact_factor(starts);
+        }
+    }
+
+    /// The eliminations unrolled for the square's widths (13, 21 and 37: n_seg = 4, 8, 16)
+    /// give the same factor as the one-column dense form, exactly, on ragged envelopes whose
+    /// widest row reaches exactly that far (so the fixed-width path is the one taken), of odd
+    /// and even size.
+    #[test]
+    fn fixed_width_eliminations_give_the_one_column_factor_exactly() {
+        for w in [13usize, 21, 37] {
+            for n in [2 * w + 7, 2 * w + 8] {
+                let starts: Vec<usize> = (0..n).map(|i| i.saturating_sub(w - i % 3)).collect();
+                assert_eq!(assert_exact_factor(&starts), w, "n = {n}");
             }
         }
     }
