@@ -79,7 +79,11 @@ impl SpringEnergy {
     }
 
     /// Every edge's [[B, −B], [−B, B]] with B = w · `block`(d), column-major 4×4.
-    fn blocks(&self, x: &[Vec2], weight: f64, out: &mut [f64], block: fn(&Vec2, f64, f64) -> Mat2) {
+    /// Generic over `block` (not a function pointer) so that it is inlined into the loop.
+    fn blocks<B>(&self, x: &[Vec2], weight: f64, out: &mut [f64], block: B)
+    where
+        B: Fn(&Vec2, f64, f64) -> Mat2 + Sync,
+    {
         let k = self.k;
         let f = |(out, (e, l2)): (&mut [f64], (&[usize; 2], &f64))| {
             write_pair_block(&(block(&(x[e[0]] - x[e[1]]), *l2, k) * weight), out)
@@ -173,11 +177,10 @@ impl Energy for SpringEnergy {
 
     /// w [[H_d, −H_d], [−H_d, H_d]] per edge, H_d projected as configured, N/m.
     fn hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
-        let block = match self.projection {
-            Projection::Clamp => element_hessian_block_psd,
-            Projection::None => element_hessian_block,
-        };
-        self.blocks(x, weight, out, block);
+        match self.projection {
+            Projection::Clamp => self.blocks(x, weight, out, element_hessian_block_psd),
+            Projection::None => self.blocks(x, weight, out, element_hessian_block),
+        }
     }
 
     fn hessian_is_psd(&self) -> bool {

@@ -234,7 +234,10 @@ impl SkylineLlt {
             col1[r] = win[e];
         }
         // Both updates of rows j + 1 + r, columns j + 2 ..= j + 1 + r, two rows per pass: each
-        // entry of the two columns is loaded once for both rows.
+        // entry of the two columns is loaded once for both rows. The entries go in pairs,
+        // written out so that the compiler packs each pair into one vector register (19 %
+        // faster at n_seg = 4 than the plain loop, docs/benchmarks.md); each entry still takes
+        // its two updates in order, (a − L_ij L_kj) − L_i,j+1 L_k,j+1.
         let mut r = 1;
         while r < w {
             let from_a = (r + 1) * w + 2;
@@ -246,7 +249,27 @@ impl SkylineLlt {
             let (lb0, lb1) = (col0[r + 2], col1[r + 1]);
             let c0 = &col0[2..3 + r];
             let c1 = &col1[1..2 + r];
-            for t in 0..r {
+            let even = r & !1;
+            for (((a, b), p), q) in row_a[..even]
+                .chunks_exact_mut(2)
+                .zip(row_b[..even].chunks_exact_mut(2))
+                .zip(c0[..even].chunks_exact(2))
+                .zip(c1[..even].chunks_exact(2))
+            {
+                let (a0, a1) = (
+                    (a[0] - la0 * p[0]) - la1 * q[0],
+                    (a[1] - la0 * p[1]) - la1 * q[1],
+                );
+                let (b0, b1) = (
+                    (b[0] - lb0 * p[0]) - lb1 * q[0],
+                    (b[1] - lb0 * p[1]) - lb1 * q[1],
+                );
+                a[0] = a0;
+                a[1] = a1;
+                b[0] = b0;
+                b[1] = b1;
+            }
+            for t in even..r {
                 row_a[t] -= la0 * c0[t];
                 row_a[t] -= la1 * c1[t];
                 row_b[t] -= lb0 * c0[t];
@@ -263,7 +286,20 @@ impl SkylineLlt {
             let (li0, li1) = (col0[r + 1], col1[r]);
             let c0 = &col0[2..2 + r];
             let c1 = &col1[1..1 + r];
-            for t in 0..r {
+            let even = r & !1;
+            for ((a, p), q) in row[..even]
+                .chunks_exact_mut(2)
+                .zip(c0[..even].chunks_exact(2))
+                .zip(c1[..even].chunks_exact(2))
+            {
+                let (a0, a1) = (
+                    (a[0] - li0 * p[0]) - li1 * q[0],
+                    (a[1] - li0 * p[1]) - li1 * q[1],
+                );
+                a[0] = a0;
+                a[1] = a1;
+            }
+            for t in even..r {
                 row[t] -= li0 * c0[t];
                 row[t] -= li1 * c1[t];
             }
