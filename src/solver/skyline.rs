@@ -49,6 +49,8 @@ pub struct SkylineLlt {
     column: Vec<f64>,
     /// Column j + 1 of L: `column1[r]` = L_{j+1+r, j+1} for r in 1 ..= w.
     column1: Vec<f64>,
+    /// Whether the processor has AVX2 (the elimination then runs in four-wide vectors).
+    avx2: bool,
 }
 
 /// The band's half-width, fixed at compile time ([`Fixed`]) or at run time (`usize`).
@@ -117,6 +119,10 @@ impl SkylineLlt {
             inv_diag: vec![0.0; n],
             column: vec![0.0; width + 2],
             column1: vec![0.0; width + 2],
+            #[cfg(target_arch = "x86_64")]
+            avx2: std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            avx2: false,
         }
     }
 
@@ -174,6 +180,25 @@ impl SkylineLlt {
         }
         // The widths of the square's Hessian at n_seg = 4, 8 and 16 (2·n_seg + 5: a node
         // couples to the node n_seg + 2 after it) get their own unrolled elimination.
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only where the processor reported AVX2 (SkylineLlt::new).
+            return unsafe { self.eliminate_all_avx2() };
+        }
+        self.eliminate_dispatch()
+    }
+
+    /// [`SkylineLlt::eliminate_dispatch`] compiled with AVX2 (four-wide vectors) but not FMA:
+    /// each product and difference is still rounded on its own, so the factor is the same bit
+    /// for bit.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn eliminate_all_avx2(&mut self) -> Result<(), usize> {
+        self.eliminate_dispatch()
+    }
+
+    #[inline(always)]
+    fn eliminate_dispatch(&mut self) -> Result<(), usize> {
         match self.width {
             13 => self.eliminate_all(Fixed::<13>),
             21 => self.eliminate_all(Fixed::<21>),
@@ -182,6 +207,7 @@ impl SkylineLlt {
         }
     }
 
+    #[inline(always)]
     fn eliminate_all<W: Width>(&mut self, width: W) -> Result<(), usize> {
         let n = self.first.len();
         let mut j = 0;
@@ -312,6 +338,24 @@ impl SkylineLlt {
     /// Solves A x = rhs in place with the last factorisation (L y = b, then Lᵀ x = y), over
     /// each row's envelope.
     pub fn solve_in_place(&self, rhs: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only where the processor reported AVX2 (SkylineLlt::new).
+            return unsafe { self.solve_avx2(rhs) };
+        }
+        self.substitute(rhs)
+    }
+
+    /// [`SkylineLlt::substitute`] compiled with AVX2 and without FMA (the same roundings).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn solve_avx2(&self, rhs: &mut [f64]) {
+        self.substitute(rhs)
+    }
+
+    /// L y = b, then Lᵀ x = y, in place.
+    #[inline(always)]
+    fn substitute(&self, rhs: &mut [f64]) {
         let n = self.first.len();
         for i in 0..n {
             let fi = self.first[i];
@@ -341,7 +385,7 @@ impl SkylineLlt {
 
 /// Σ aₖ bₖ over two slices of equal length, in four interleaved partial sums (independent
 /// chains the compiler can keep in vector registers).
-#[inline]
+#[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     let (a4, a_tail) = a.split_at(a.len() - a.len() % 4);
@@ -464,8 +508,18 @@ mod tests {
             }
         }
         let (offs, rows, vals) = lower_csc(&a);
+        // Both code paths: the one this processor gets, and the plain one (the AVX2 build of
+        // the same code, where the processor has it, must not change a bit).
         let mut llt = SkylineLlt::new(n, &offs, &rows);
         llt.factorize(&vals).unwrap();
+        let mut plain = SkylineLlt::new(n, &offs, &rows);
+        plain.avx2 = false;
+        plain.factorize(&vals).unwrap();
+        let b: Vec<f64> = (0..n).map(|i| (0.7 * i as f64).cos()).collect();
+        let (mut x, mut x_plain) = (b.clone(), b);
+        llt.solve_in_place(&mut x);
+        plain.solve_in_place(&mut x_plain);
+        assert_eq!(x, x_plain, "n = {n}: the two solve paths differ");
         let mut d = a.clone();
         for j in 0..n {
             let ljj = d[(j, j)].sqrt();
@@ -483,12 +537,14 @@ mod tests {
         }
         for i in 0..n {
             for j in llt.first[i]..=i {
-                let ours = llt.l(i, j);
-                assert!(
-                    ours == d[(i, j)],
-                    "n = {n}, L[{i}][{j}]: {ours} vs {}",
-                    d[(i, j)]
-                );
+                for (path, f) in [("default", &llt), ("plain", &plain)] {
+                    let ours = f.l(i, j);
+                    assert!(
+                        ours == d[(i, j)],
+                        "n = {n}, {path} path, L[{i}][{j}]: {ours} vs {}",
+                        d[(i, j)]
+                    );
+                }
             }
         }
         llt.width()
