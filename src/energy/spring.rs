@@ -36,14 +36,25 @@ pub fn element_gradient(d: &Vec2, l2: f64, k: f64) -> Vec2 {
 /// H_d = (2k/l²)(2 d dᵀ + (‖d‖² − l²) I), N/m, unprojected.
 #[inline]
 pub fn element_hessian_block(d: &Vec2, l2: f64, k: f64) -> Mat2 {
-    (d * d.transpose() * 2.0 + Mat2::identity() * (d.norm_squared() - l2)) * (2.0 * k / l2)
+    hessian_block_with(d, l2, 2.0 * k / l2)
+}
+
+/// [`element_hessian_block`] with c = 2k/l² (N/m³) given: the term keeps it per edge.
+#[inline]
+fn hessian_block_with(d: &Vec2, l2: f64, c: f64) -> Mat2 {
+    (d * d.transpose() * 2.0 + Mat2::identity() * (d.norm_squared() - l2)) * c
 }
 
 /// PSD(H_d) in closed form (see the module comment), N/m.
 #[inline]
 pub fn element_hessian_block_psd(d: &Vec2, l2: f64, k: f64) -> Mat2 {
+    psd_block_with(d, l2, 2.0 * k / l2)
+}
+
+/// [`element_hessian_block_psd`] with c = 2k/l² (N/m³) given.
+#[inline]
+fn psd_block_with(d: &Vec2, l2: f64, c: f64) -> Mat2 {
     let n2 = d.norm_squared();
-    let c = 2.0 * k / l2;
     let along = (c * (3.0 * n2 - l2)).max(0.0);
     let across = (c * (n2 - l2)).max(0.0);
     if n2 == 0.0 {
@@ -62,6 +73,9 @@ pub struct SpringEnergy {
     rest_l2: Vec<f64>,
     /// Stiffness k, N/m.
     k: f64,
+    /// 2k/l² of every edge, N/m³ (the Hessian's factor; one division per edge saved at every
+    /// assembly, with the same rounding as computing it there).
+    curvature: Vec<f64>,
     /// How the edge Hessian is made PSD.
     projection: Projection,
 }
@@ -70,30 +84,38 @@ impl SpringEnergy {
     /// The term over `edges` with squared rest lengths `rest_l2` (m²), stiffness `k` (N/m)
     /// and the Hessian `projection`.
     pub fn new(edges: Vec<[usize; 2]>, rest_l2: Vec<f64>, k: f64, projection: Projection) -> Self {
+        let curvature = rest_l2.iter().map(|&l2| 2.0 * k / l2).collect();
         SpringEnergy {
             edges,
             rest_l2,
             k,
+            curvature,
             projection,
         }
     }
 
-    /// Every edge's [[B, −B], [−B, B]] with B = w · `block`(d), column-major 4×4.
+    /// Every edge's [[B, −B], [−B, B]] with B = w · `block`(d, l², 2k/l²), column-major 4×4.
     /// Generic over `block` (not a function pointer) so that it is inlined into the loop.
     fn blocks<B>(&self, x: &[Vec2], weight: f64, out: &mut [f64], block: B)
     where
         B: Fn(&Vec2, f64, f64) -> Mat2 + Sync,
     {
-        let k = self.k;
-        let f = |(out, (e, l2)): (&mut [f64], (&[usize; 2], &f64))| {
-            write_pair_block(&(block(&(x[e[0]] - x[e[1]]), *l2, k) * weight), out)
+        let f = |(out, (e, (l2, c))): (&mut [f64], (&[usize; 2], (&f64, &f64)))| {
+            write_pair_block(&(block(&(x[e[0]] - x[e[1]]), *l2, *c) * weight), out)
         };
-        let elements = self.edges.iter().zip(&self.rest_l2);
+        let elements = self
+            .edges
+            .iter()
+            .zip(self.rest_l2.iter().zip(&self.curvature));
         if self.edges.len() < PARALLEL_EDGES {
             out.chunks_exact_mut(16).zip(elements).for_each(f);
         } else {
             out.par_chunks_exact_mut(16)
-                .zip(self.edges.par_iter().zip(self.rest_l2.par_iter()))
+                .zip(
+                    self.edges
+                        .par_iter()
+                        .zip(self.rest_l2.par_iter().zip(self.curvature.par_iter())),
+                )
                 .with_min_len(CHUNK)
                 .for_each(f);
         }
@@ -178,8 +200,8 @@ impl Energy for SpringEnergy {
     /// w [[H_d, −H_d], [−H_d, H_d]] per edge, H_d projected as configured, N/m.
     fn hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
         match self.projection {
-            Projection::Clamp => self.blocks(x, weight, out, element_hessian_block_psd),
-            Projection::None => self.blocks(x, weight, out, element_hessian_block),
+            Projection::Clamp => self.blocks(x, weight, out, psd_block_with),
+            Projection::None => self.blocks(x, weight, out, hessian_block_with),
         }
     }
 
@@ -188,7 +210,7 @@ impl Energy for SpringEnergy {
     }
 
     fn psd_hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
-        self.blocks(x, weight, out, element_hessian_block_psd);
+        self.blocks(x, weight, out, psd_block_with);
     }
 }
 
