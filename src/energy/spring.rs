@@ -100,7 +100,7 @@ impl SpringEnergy {
     where
         B: Fn(&Vec2, f64, f64) -> Mat2 + Sync,
     {
-        let f = |(out, (e, (l2, c))): (&mut [f64], (&[usize; 2], (&f64, &f64)))| {
+        let f = |(out, (e, (l2, c))): BlockItem<'_>| {
             write_pair_block(&(block(&(x[e[0]] - x[e[1]]), *l2, *c) * weight), out)
         };
         let elements = self
@@ -121,6 +121,9 @@ impl SpringEnergy {
         }
     }
 }
+
+/// One edge's share of [`SpringEnergy::blocks`]: its 16 outputs, its nodes, l² and 2k/l².
+type BlockItem<'a> = (&'a mut [f64], (&'a [usize; 2], (&'a f64, &'a f64)));
 
 /// Writes the two-node element block [[B, −B], [−B, B]] column-major into `out` (16 entries).
 #[inline]
