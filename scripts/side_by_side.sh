@@ -9,10 +9,11 @@
 # stickslip's time is the wall time of its stepping loop as `run` reports it in summary.json
 # (wall_seconds, which includes the cross-check post-pass; --gpu off keeps it on the CPU), the
 # reference's its own wall_s over the stepping loop (run_reference.py), both excluding process
-# start-up. stickslip's run is short (tens of ms) and so at the mercy of a load spike, the
-# reference's long: stickslip runs three times before the reference and three times after, and
-# the ratio uses the median of the six (all six are printed). Run on an otherwise idle machine:
-# both share the CPU with whatever else runs.
+# start-up. The machine is shared and its speed drifts from one minute to the next, so the two
+# are interleaved: the reference runs REFERENCE_RUNS times (default 2), with three stickslip runs
+# before, between and after (3·(REFERENCE_RUNS + 1) in all), and the ratio is the median of the
+# reference's times over the median of stickslip's. Every time is printed. Run on an otherwise
+# idle machine: both share the CPU with whatever else runs.
 set -euo pipefail
 mu=${1:-0.11}; steps=${2:-800}; n_seg=${3:-4}; shift $(( $# < 3 ? $# : 3 ))
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,24 +27,31 @@ for s in "$@"; do sets+=(--set "$s"); done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 walls=()
+ref_ms=()
 run_stickslip() {
   rm -rf "$out/run"
   "$bin" run "$case_file" --gpu off --duration "$(echo "$steps * $h" | bc -l)" --out "$out/run" "${sets[@]}" > /dev/null
   read -r ss_wall ss_iters < <(python3 -c "import json,sys; s=json.load(open('$out/run/summary.json')); print(s['wall_seconds'], s['solver']['newton_iterations'])")
   walls+=("$ss_wall")
 }
+reference_runs=${REFERENCE_RUNS:-2}
 for _ in 1 2 3; do run_stickslip; done
-ref_json=$(python3 "$ref" --mu "$mu" --steps "$steps" --n-seg "$n_seg")
-for _ in 1 2 3; do run_stickslip; done
-python3 - "$(IFS=,; echo "${walls[*]}")" "$ss_iters" "$steps" "$ref_json" "$n_seg" "$mu" <<'PY'
+for _ in $(seq "$reference_runs"); do
+  ref_json=$(python3 "$ref" --mu "$mu" --steps "$steps" --n-seg "$n_seg")
+  ref_ms+=("$(python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(d['ms_per_step'])" "$ref_json")")
+  for _ in 1 2 3; do run_stickslip; done
+done
+python3 - "$(IFS=,; echo "${walls[*]}")" "$ss_iters" "$steps" "$ref_json" "$n_seg" "$mu" "$(IFS=,; echo "${ref_ms[*]}")" <<'PY'
 import json, statistics, sys
 walls = [float(w) for w in sys.argv[1].split(",")]
 ss_iters, steps, ref, n_seg, mu = int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5], sys.argv[6]
-ss_wall = statistics.median(walls)
-ss_ms = 1e3 * ss_wall / steps
+ref_ms = [float(r) for r in sys.argv[7].split(",")]
+ss_ms = 1e3 * statistics.median(walls) / steps
+book_ms = statistics.median(ref_ms)
 print(f"mu = {mu}, n_seg = {n_seg}, {steps} steps")
-print(f"  book's code : {ref['ms_per_step']:10.3f} ms/step, {ref['newton_iterations']} Newton iterations")
-print(f"  stickslip   : {ss_ms:10.4f} ms/step, {ss_iters} Newton iterations (median of 6 runs: "
+print(f"  book's code : {book_ms:10.3f} ms/step, {ref['newton_iterations']} Newton iterations (median of "
+      f"{len(ref_ms)} runs: " + ", ".join(f"{r:.3f}" for r in ref_ms) + " ms/step)")
+print(f"  stickslip   : {ss_ms:10.4f} ms/step, {ss_iters} Newton iterations (median of {len(walls)} runs: "
       + ", ".join(f"{1e3 * w / steps:.4f}" for w in walls) + " ms/step)")
-print(f"  ratio       : {ref['ms_per_step'] / ss_ms:10.0f} x")
+print(f"  ratio       : {book_ms / ss_ms:10.0f} x")
 PY

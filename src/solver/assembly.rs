@@ -10,7 +10,7 @@
 //! no allocation, no symbolic analysis after construction.
 //!
 //! Small systems (at most [`SKYLINE_MAX_DIM`] unknowns: the book's square and meshes up to
-//! n_seg = 16) are factored instead inside their envelope ([`SkylineLlt`]), in the mesh's own
+//! n_seg = 32) are factored instead inside their band ([`SkylineLlt`]), in the mesh's own
 //! node order: at those sizes faer's sparse factorisation spends most of its instructions on
 //! bookkeeping, not arithmetic (docs/benchmarks.md has the counts). The pattern, the values and
 //! the assembly are the same for both; only the factorisation differs.
@@ -28,13 +28,14 @@ use crate::energy::Elements;
 use crate::solver::skyline::SkylineLlt;
 
 /// The largest system, in unknowns (2 × nodes), factored by the skyline Cholesky rather than
-/// faer's sparse one. Chosen from instruction counts (callgrind) of runs of
-/// cases/slope_mu0.11.toml at n_seg = 4, 8 and 16 (50, 162 and 578 unknowns), where the skyline
-/// path executes 1.4×, 1.3× and 1.2× fewer instructions in factorisation and solve together
-/// (docs/benchmarks.md); above n_seg = 16 the envelope's work grows as n·b² (bandwidth b ∝
-/// n_seg) while the minimum-degree ordering's fill grows more slowly, so larger meshes keep the
-/// sparse path.
-pub const SKYLINE_MAX_DIM: usize = 600;
+/// faer's sparse one: n_seg ≤ 32 (2 178 unknowns). Chosen from `cargo bench --bench solver --
+/// factorisation` (one factorisation + solve of the square's pattern, both kinds back to back,
+/// docs/benchmarks.md): with the fixed-width band in AVX2 the skyline path takes 2.1 against
+/// 6.0 µs at n_seg = 4, 62 against 279 µs at 16 and 1.05 against 1.87 ms at 32. Its work grows
+/// as n·w² (half-width w = 2·n_seg + 5) while the minimum-degree ordering's fill grows more
+/// slowly, so at n_seg = 64 (8 450 unknowns, w = 133: about 75 million multiply-adds against
+/// faer's few milliseconds) meshes keep the sparse path.
+pub const SKYLINE_MAX_DIM: usize = 2200;
 
 /// Which factorisation a [`HessianSystem`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
