@@ -16,11 +16,11 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+mod common;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::{Rotation2, Vector2};
-use stickslip::energy::Elements;
 use stickslip::run::runner::{RunOptions, run};
-use stickslip::scene::Mesh;
 use stickslip::scene::{CaseFile, Scene};
 use stickslip::solver::Simulation;
 use stickslip::solver::assembly::{Factorisation, HessianSystem};
@@ -139,40 +139,11 @@ fn scaling(c: &mut Criterion) {
     g.finish();
 }
 
-/// The square's pattern (node blocks and spring pairs) at `n_seg`, filled with SPD values of the
-/// step's scale: node blocks of mass 40/n_seg² kg, springs of 2·10⁴ N/m times h² along each edge.
+/// The square's pattern at `n_seg`, assembled with SPD values of the step's scale
+/// ([`common::square_system`]).
 fn square_system(n_seg: usize, kind: Factorisation) -> HessianSystem {
-    let mut scene = Scene::from_case(&case_file("slope_mu0.11.toml"), None).unwrap();
-    scene.n_seg = n_seg;
-    let mesh = Mesh::square(&scene);
-    let n = mesh.x0.len();
-    let pairs: Vec<usize> = mesh.edges.iter().flatten().copied().collect();
-    let terms = [
-        Elements::EachNode(n),
-        Elements::Tuples {
-            k: 2,
-            nodes: &pairs,
-        },
-    ];
-    let mut sys = HessianSystem::with_factorisation(n, &terms, kind).unwrap();
-    let m = 1000.0 / (n_seg * n_seg) as f64;
-    let node: Vec<f64> = (0..n).flat_map(|_| [m, 0.0, 0.0, m]).collect();
-    let k = 2.0e4 * 1e-4;
-    let pair: Vec<f64> = mesh
-        .edges
-        .iter()
-        .flat_map(|&[a, b]| {
-            let d = (mesh.x0[b] - mesh.x0[a]).normalize();
-            let blk = d * d.transpose() * k;
-            let mut e = nalgebra::Matrix4::zeros();
-            e.fixed_view_mut::<2, 2>(0, 0).copy_from(&blk);
-            e.fixed_view_mut::<2, 2>(2, 2).copy_from(&blk);
-            e.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-blk));
-            e.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-blk));
-            e.as_slice().to_vec()
-        })
-        .collect();
-    sys.assemble(&[node, pair]);
+    let (mut sys, blocks) = common::square_system(n_seg, kind, Vector2::zeros());
+    sys.assemble(&blocks);
     sys
 }
 

@@ -7,54 +7,22 @@
 //! cargo run --release --example factorisation_timing
 //! ```
 //!
-//! The values are SPD and of the step's scale (node blocks of mass 1000/n_seg² kg, springs of
-//! 2 N/m along slightly skewed edges), as in `benches/solver.rs`'s `factorisation` group.
+//! The values are SPD and of the step's scale (`benches/common/mod.rs`, shared with
+//! `benches/solver.rs`'s `factorisation` group), here along slightly skewed edges.
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Instant;
-use stickslip::energy::Elements;
-use stickslip::scene::Mesh;
-use stickslip::scene::{CaseFile, Scene};
-use stickslip::solver::assembly::{Factorisation, HessianSystem};
+use stickslip::solver::assembly::Factorisation;
+
+#[path = "../benches/common/mod.rs"]
+mod common;
 
 fn main() {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"),
-    )
-    .unwrap();
-    let case: CaseFile = toml::from_str(&text).unwrap();
     for n_seg in [4usize, 8, 16] {
-        let mut scene = Scene::from_case(&case, None).unwrap();
-        scene.n_seg = n_seg;
-        let mesh = Mesh::square(&scene);
-        let n = mesh.x0.len();
-        let pairs: Vec<usize> = mesh.edges.iter().flatten().copied().collect();
-        let terms = [
-            Elements::EachNode(n),
-            Elements::Tuples {
-                k: 2,
-                nodes: &pairs,
-            },
-        ];
-        let mut sys = HessianSystem::with_factorisation(n, &terms, Factorisation::Skyline).unwrap();
-        let m = 1000.0 / (n_seg * n_seg) as f64;
-        let node: Vec<f64> = (0..n).flat_map(|_| [m, 0.0, 0.0, m]).collect();
-        let k = 2.0e4 * 1e-4;
-        let pair: Vec<f64> = mesh
-            .edges
-            .iter()
-            .flat_map(|&[a, b]| {
-                let d = (mesh.x0[b] - mesh.x0[a]).normalize() + nalgebra::Vector2::new(0.1, 0.03);
-                let blk = d * d.transpose() * k;
-                let mut e = nalgebra::Matrix4::zeros();
-                e.fixed_view_mut::<2, 2>(0, 0).copy_from(&blk);
-                e.fixed_view_mut::<2, 2>(2, 2).copy_from(&blk);
-                e.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-blk));
-                e.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-blk));
-                e.as_slice().to_vec()
-            })
-            .collect();
-        let blocks = [node, pair];
+        let (mut sys, blocks) = common::square_system(
+            n_seg,
+            Factorisation::Skyline,
+            nalgebra::Vector2::new(0.1, 0.03),
+        );
         let rhs: Vec<f64> = (0..sys.dim()).map(|i| (i as f64).sin()).collect();
         let mut x = rhs.clone();
         let batch = if n_seg == 4 {
