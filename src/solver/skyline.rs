@@ -22,7 +22,7 @@
 /// Storage: every row i keeps the w + 1 columns i − w ..= i, w being the envelope's widest
 /// reach (max over rows of i − f(i)), so entry (i, c) lives at `i·w + c + w` and a column's
 /// entries below the diagonal are w apart. Entries of the band outside the envelope hold
-/// zeros and stay zero (Cholesky fills nothing left of a row's first nonzero); w + 1 rows of
+/// zeros and stay zero (Cholesky fills nothing left of a row's first nonzero); w + 2 rows of
 /// zeros after the last keep every elimination's window inside the buffer. So each pair of
 /// columns is eliminated over the same fixed window with no test of where a row starts, and
 /// for the widths of the book's square and its refinements the window's size is a compile-time
@@ -178,8 +178,6 @@ impl SkylineLlt {
         for (&s, &v) in self.slots.iter().zip(csc_values) {
             self.values[s] += v;
         }
-        // The widths of the square's Hessian at n_seg = 4, 8 and 16 (2·n_seg + 5: a node
-        // couples to the node n_seg + 2 after it) get their own unrolled elimination.
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is set only where the processor reported AVX2 (SkylineLlt::new).
@@ -197,6 +195,9 @@ impl SkylineLlt {
         self.eliminate_dispatch()
     }
 
+    /// The elimination for this band's width. The widths of the square's Hessian at
+    /// n_seg = 4, 8 and 16 (2·n_seg + 5: a node couples to the node n_seg + 2 after it) get
+    /// their own unrolled elimination; other widths run the same code with w a variable.
     #[inline(always)]
     fn eliminate_dispatch(&mut self) -> Result<(), usize> {
         match self.width {
