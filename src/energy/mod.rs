@@ -16,7 +16,7 @@ pub mod psd;
 pub mod spring;
 pub mod term;
 
-pub use term::{Elements, Energy, Projection, StepState};
+pub use term::{BlockForm, DifferenceEnergy, Elements, Energy, Projection, StepState};
 
 /// 2D vector of f64 (positions in m, velocities in m/s, forces in N).
 pub type Vec2 = nalgebra::Vector2<f64>;

@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 pub use super::term::Projection;
-use super::term::{Elements, Energy, StepState};
+use super::term::{DifferenceEnergy, Elements, Energy, StepState};
 use super::{Mat2, Vec2};
 
 /// Meshes with at least this many edges are evaluated in parallel (rayon); below it the thread
@@ -125,6 +125,35 @@ impl SpringEnergy {
 /// One edge's share of [`SpringEnergy::blocks`]: its 16 outputs, its nodes, l² and 2k/l².
 type BlockItem<'a> = (&'a mut [f64], (&'a [usize; 2], (&'a f64, &'a f64)));
 
+impl SpringEnergy {
+    /// Every edge's B = w · `block`(d, l², 2k/l²), column-major 2×2 (the difference form of
+    /// [`SpringEnergy::blocks`]: the same B, without its four copies).
+    fn difference_blocks<B>(&self, x: &[Vec2], weight: f64, out: &mut [f64], block: B)
+    where
+        B: Fn(&Vec2, f64, f64) -> Mat2 + Sync,
+    {
+        let f = |(out, (e, (l2, c))): BlockItem<'_>| {
+            out.copy_from_slice((block(&(x[e[0]] - x[e[1]]), *l2, *c) * weight).as_slice())
+        };
+        let elements = self
+            .edges
+            .iter()
+            .zip(self.rest_l2.iter().zip(&self.curvature));
+        if self.edges.len() < PARALLEL_EDGES {
+            out.chunks_exact_mut(4).zip(elements).for_each(f);
+        } else {
+            out.par_chunks_exact_mut(4)
+                .zip(
+                    self.edges
+                        .par_iter()
+                        .zip(self.rest_l2.par_iter().zip(self.curvature.par_iter())),
+                )
+                .with_min_len(CHUNK)
+                .for_each(f);
+        }
+    }
+}
+
 /// Writes the two-node element block [[B, −B], [−B, B]] column-major into `out` (16 entries).
 #[inline]
 fn write_pair_block(b: &Mat2, out: &mut [f64]) {
@@ -215,6 +244,54 @@ impl Energy for SpringEnergy {
     fn psd_hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
         self.blocks(x, weight, out, psd_block_with);
     }
+
+    fn as_difference(&self) -> Option<&dyn DifferenceEnergy> {
+        Some(self)
+    }
+}
+
+impl DifferenceEnergy for SpringEnergy {
+    /// g = w ∂ψ/∂x_a per edge, added to x_a and its negative to x_b, edge by edge; meshes of
+    /// [`PARALLEL_EDGES`] edges or more compute every g in parallel into `scratch` first.
+    fn add_difference_gradient(
+        &self,
+        x: &[Vec2],
+        _step: &StepState,
+        weight: f64,
+        scratch: &mut [Vec2],
+        grad: &mut [Vec2],
+    ) {
+        let k = self.k;
+        let g = |e: &[usize; 2], l2: f64| element_gradient(&(x[e[0]] - x[e[1]]), l2, k) * weight;
+        if self.edges.len() < PARALLEL_EDGES {
+            for (e, l2) in self.edges.iter().zip(&self.rest_l2) {
+                let g = g(e, *l2);
+                grad[e[0]] += g;
+                grad[e[1]] += -g;
+            }
+        } else {
+            scratch
+                .par_iter_mut()
+                .zip(self.edges.par_iter().zip(self.rest_l2.par_iter()))
+                .with_min_len(CHUNK)
+                .for_each(|(out, (e, l2))| *out = g(e, *l2));
+            for (e, g) in self.edges.iter().zip(scratch.iter()) {
+                grad[e[0]] += g;
+                grad[e[1]] += -g;
+            }
+        }
+    }
+
+    fn difference_hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
+        match self.projection {
+            Projection::Clamp => self.difference_blocks(x, weight, out, psd_block_with),
+            Projection::None => self.difference_blocks(x, weight, out, hessian_block_with),
+        }
+    }
+
+    fn difference_psd_hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
+        self.difference_blocks(x, weight, out, psd_block_with);
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +328,80 @@ mod tests {
             assert!((general - closed).norm() <= 1e-12 * scale, "stretch {s}");
             let min = SymmetricEigen::new(closed).eigenvalues.min();
             assert!(min >= -1e-12 * scale);
+        }
+    }
+
+    /// The difference form gives the full form's values bit for bit: the node gradient of
+    /// `add_difference_gradient` equals `gradient` scattered element by element, and each B
+    /// equals the top-left 2×2 of the element block, with −B and B in the other three (both
+    /// projections and the PSD fallback). On a chain of stretched and compressed edges in
+    /// every direction, below and above [`PARALLEL_EDGES`] (the parallel path).
+    #[test]
+    fn difference_form_matches_the_full_form_exactly() {
+        for n_edges in [7, PARALLEL_EDGES + 5] {
+            let n = n_edges + 1;
+            let x: Vec<Vec2> = (0..n)
+                .map(|i| {
+                    let t = i as f64;
+                    Vec2::new(0.3 * t + 0.05 * (1.7 * t).sin(), 0.2 * (0.9 * t).cos())
+                })
+                .collect();
+            let edges: Vec<[usize; 2]> = (0..n_edges)
+                .map(|e| if e % 2 == 0 { [e, e + 1] } else { [e + 1, e] })
+                .collect();
+            let rest_l2: Vec<f64> = (0..n_edges)
+                .map(|e| 0.09 * (0.5 + (e % 5) as f64 / 4.0))
+                .collect();
+            let empty: [Vec2; 0] = [];
+            let step = StepState {
+                x_tilde: &empty,
+                x_n: &empty,
+                mu_lambda_kinetic: &[],
+                mu_lambda_static: &[],
+            };
+            let w = 1e-4 / 3.0;
+            for projection in [Projection::Clamp, Projection::None] {
+                let term = SpringEnergy::new(edges.clone(), rest_l2.clone(), 2e4, projection);
+                let diff = term
+                    .as_difference()
+                    .expect("springs have the difference form");
+                let mut element = vec![Vec2::zeros(); 2 * n_edges];
+                term.gradient(&x, &step, w, &mut element);
+                let mut full = vec![Vec2::new(1.0 / 3.0, -1.0 / 7.0); n];
+                super::super::term::scatter_gradient(term.elements(), &element, &mut full);
+                let mut compact = vec![Vec2::new(1.0 / 3.0, -1.0 / 7.0); n];
+                let mut scratch = vec![Vec2::zeros(); n_edges];
+                diff.add_difference_gradient(&x, &step, w, &mut scratch, &mut compact);
+                assert_eq!(full, compact, "{n_edges} edges, {projection:?}: gradient");
+                let mut blocks = vec![0.0; 16 * n_edges];
+                let mut bs = vec![0.0; 4 * n_edges];
+                for psd in [false, true] {
+                    if psd {
+                        term.psd_hessian(&x, &step, w, &mut blocks);
+                        diff.difference_psd_hessian(&x, &step, w, &mut bs);
+                    } else {
+                        term.hessian(&x, &step, w, &mut blocks);
+                        diff.difference_hessian(&x, &step, w, &mut bs);
+                    }
+                    for (e, (block, b)) in blocks.chunks(16).zip(bs.chunks(4)).enumerate() {
+                        for c in 0..2 {
+                            for r in 0..2 {
+                                let v = b[2 * c + r];
+                                let got = [
+                                    block[4 * c + r],
+                                    block[4 * (c + 2) + r + 2],
+                                    -block[4 * (c + 2) + r],
+                                    -block[4 * c + r + 2],
+                                ];
+                                assert!(
+                                    got.iter().all(|g| g.to_bits() == v.to_bits()),
+                                    "{n_edges} edges, {projection:?}, psd {psd}, edge {e}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -154,6 +154,52 @@ pub trait Energy: Send + Sync {
     fn max_step(&self, _x: &[Vec2], _p: &[Vec2], _fraction: f64) -> f64 {
         f64::INFINITY
     }
+
+    /// The term in its difference form ([`DifferenceEnergy`]), if it has one: the solver then
+    /// takes its gradient and Hessian in that form.
+    fn as_difference(&self) -> Option<&dyn DifferenceEnergy> {
+        None
+    }
+}
+
+/// How a term's Hessian reaches the solver (see [`Energy::as_difference`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockForm {
+    /// The full 2k × 2k block of every element ([`Energy::hessian`]).
+    Full,
+    /// The 2 × 2 block B of every two-node element whose full block is [[B, −B], [−B, B]]
+    /// ([`DifferenceEnergy::difference_hessian`]).
+    Difference,
+}
+
+/// A term of two-node elements, each depending on its nodes only through d = x_a − x_b (a
+/// spring): its element gradient is [g, −g] and its element block [[B, −B], [−B, B]] with B
+/// symmetric, so g and B carry all of it. The solver takes such a term in this form: g is added
+/// straight into the node gradient, and only B's four entries are written per element (instead
+/// of sixteen) and added into the matrix with their signs (docs/benchmarks.md). Every value is
+/// the one the full form gives, bit for bit: g and B are computed the same way, and adding −v
+/// is subtracting v. Implementations test that against [`Energy::gradient`] and
+/// [`Energy::hessian`]. The two nodes of an element must differ.
+pub trait DifferenceEnergy: Energy {
+    /// Adds every element's gradient to the gradient of its nodes, element by element in
+    /// order, +g to x_a and −g to x_b: the same sums in the same order as [`Energy::gradient`]
+    /// followed by [`scatter_gradient`]. `scratch` has one entry per element (for an
+    /// implementation that computes g in parallel first), N.
+    fn add_difference_gradient(
+        &self,
+        x: &[Vec2],
+        step: &StepState,
+        weight: f64,
+        scratch: &mut [Vec2],
+        grad: &mut [Vec2],
+    );
+
+    /// w B of every element, projected as [`Energy::hessian`] is configured, column-major
+    /// into `out[4 e .. 4 e + 4]`, N/m.
+    fn difference_hessian(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64]);
+
+    /// w B of every element projected to PSD (as [`Energy::psd_hessian`]), N/m.
+    fn difference_psd_hessian(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64]);
 }
 
 /// Adds every element's gradient (`element_gradients`, as [`Energy::gradient`] wrote them) to

@@ -9,7 +9,7 @@ use crate::energy::spring::SpringEnergy;
 use crate::energy::{Energy, Projection, StepState, Vec2};
 use crate::scene::{Mesh, Scene, case::Lagging};
 
-use super::assembly::{HessianSystem, LinearSolveError};
+use super::assembly::{Factorisation, HessianSystem, LinearSolveError};
 use super::lagging;
 use super::line_search::{self, LineSearchResult};
 use super::potential::IncrementalPotential;
@@ -282,7 +282,12 @@ impl Simulation {
         };
         let potential =
             IncrementalPotential::new(slope_square_terms(&mesh, &scene, &barrier, &friction));
-        let system = HessianSystem::new(n, &potential.hessian_elements())?;
+        let system = HessianSystem::with_forms(
+            n,
+            &potential.hessian_elements(),
+            &potential.hessian_forms(),
+            Factorisation::for_dim(2 * n),
+        )?;
         Ok(Simulation {
             x: mesh.x0.clone(),
             v: vec![scene.velocity; n],
@@ -614,6 +619,9 @@ impl Simulation {
             if factored.is_ok() {
                 break;
             }
+            // The skyline factors in place: the failed attempt left no matrix behind.
+            self.system
+                .restore(self.potential.blocks(), &ws.mass_diagonal);
             self.system
                 .add_to_diagonal(&ws.mass_diagonal, tau - applied);
             applied = tau;

@@ -2,22 +2,35 @@
 //! its per-term buffers for element gradients and Hessian blocks, allocated once: the Newton
 //! loop's E, ∇E and element blocks come from here without allocating.
 
-use crate::energy::{Elements, Energy, StepState, Vec2, term::scatter_gradient};
+use crate::energy::{BlockForm, Elements, Energy, StepState, Vec2, term::scatter_gradient};
 
 /// One term of E with its weight and buffers.
 struct Weighted {
     energy: Box<dyn Energy>,
     /// w: 1 for inertia, h² for a potential, in s² where it converts J to E's kg·m².
     weight: f64,
-    /// Element gradients ([`Energy::gradient`]'s layout).
+    /// Element gradients ([`Energy::gradient`]'s layout; for a term in difference form, the
+    /// scratch of [`crate::energy::DifferenceEnergy::add_difference_gradient`]).
     gradient: Vec<Vec2>,
+    /// How its Hessian reaches the solver: [`BlockForm::Difference`] where the term has that
+    /// form ([`Energy::as_difference`]).
+    form: BlockForm,
+}
+
+fn form_of(energy: &dyn Energy) -> BlockForm {
+    if energy.as_difference().is_some() {
+        BlockForm::Difference
+    } else {
+        BlockForm::Full
+    }
 }
 
 /// E as a list of weighted terms, in the order they are summed.
 pub struct IncrementalPotential {
     terms: Vec<Weighted>,
-    /// Element Hessian blocks of every term ([`Energy::hessian`]'s layout; empty for a linear
-    /// term), in the order of [`IncrementalPotential::hessian_elements`].
+    /// Element Hessian blocks of every term ([`Energy::hessian`]'s layout, or four entries per
+    /// element for a term in difference form; empty for a linear term), in the order of
+    /// [`IncrementalPotential::hessian_elements`].
     blocks: Vec<Vec<f64>>,
 }
 
@@ -29,6 +42,8 @@ impl IncrementalPotential {
             .map(|(energy, _)| {
                 if energy.is_linear() {
                     Vec::new()
+                } else if form_of(energy.as_ref()) == BlockForm::Difference {
+                    vec![0.0; 4 * energy.elements().len()]
                 } else {
                     vec![0.0; energy.elements().hessian_len()]
                 }
@@ -38,6 +53,7 @@ impl IncrementalPotential {
             .into_iter()
             .map(|(energy, weight)| Weighted {
                 gradient: vec![Vec2::zeros(); energy.elements().gradient_len()],
+                form: form_of(energy.as_ref()),
                 energy,
                 weight,
             })
@@ -58,6 +74,12 @@ impl IncrementalPotential {
                 }
             })
             .collect()
+    }
+
+    /// The [`BlockForm`] of every term's blocks in [`IncrementalPotential::blocks`], in the
+    /// order of [`IncrementalPotential::hessian_elements`].
+    pub fn hessian_forms(&self) -> Vec<BlockForm> {
+        self.terms.iter().map(|t| t.form).collect()
     }
 
     /// E(x), J·s² (kg·m²). Consecutive terms of equal weight are summed before their weight is
@@ -81,8 +103,13 @@ impl IncrementalPotential {
     /// Adds ∇E(x) to `grad` (per node, kg·m), term by term in order.
     pub fn gradient(&mut self, x: &[Vec2], step: &StepState, grad: &mut [Vec2]) {
         for t in &mut self.terms {
-            t.energy.gradient(x, step, t.weight, &mut t.gradient);
-            scatter_gradient(t.energy.elements(), &t.gradient, grad);
+            match t.energy.as_difference() {
+                Some(d) => d.add_difference_gradient(x, step, t.weight, &mut t.gradient, grad),
+                None => {
+                    t.energy.gradient(x, step, t.weight, &mut t.gradient);
+                    scatter_gradient(t.energy.elements(), &t.gradient, grad);
+                }
+            }
         }
     }
 
@@ -90,8 +117,12 @@ impl IncrementalPotential {
     /// configured) into [`IncrementalPotential::blocks`].
     pub fn hessian(&mut self, x: &[Vec2], step: &StepState) {
         for (t, out) in self.terms.iter().zip(&mut self.blocks) {
-            if !t.energy.is_linear() {
-                t.energy.hessian(x, step, t.weight, out);
+            if t.energy.is_linear() {
+                continue;
+            }
+            match t.energy.as_difference() {
+                Some(d) => d.difference_hessian(x, step, t.weight, out),
+                None => t.energy.hessian(x, step, t.weight, out),
             }
         }
     }
@@ -103,7 +134,10 @@ impl IncrementalPotential {
         let mut any = false;
         for (t, out) in self.terms.iter().zip(&mut self.blocks) {
             if !t.energy.is_linear() && !t.energy.hessian_is_psd() {
-                t.energy.psd_hessian(x, step, t.weight, out);
+                match t.energy.as_difference() {
+                    Some(d) => d.difference_psd_hessian(x, step, t.weight, out),
+                    None => t.energy.psd_hessian(x, step, t.weight, out),
+                }
                 any = true;
             }
         }
@@ -119,7 +153,8 @@ impl IncrementalPotential {
             .fold(f64::INFINITY, f64::min)
     }
 
-    /// The element Hessian blocks of the last [`IncrementalPotential::hessian`], per term.
+    /// The element Hessian blocks of the last [`IncrementalPotential::hessian`], per term, in
+    /// each term's [`BlockForm`] ([`IncrementalPotential::hessian_forms`]).
     pub fn blocks(&self) -> &[Vec<f64>] {
         &self.blocks
     }

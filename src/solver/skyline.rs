@@ -36,9 +36,12 @@ pub struct SkylineLlt {
     width: usize,
     /// Entries of the envelope (for [`SkylineLlt::len`]).
     envelope_len: usize,
-    /// The band, row by row (n + w + 2 rows of w + 1): the matrix, overwritten by L at each
-    /// factorisation.
+    /// The band, row by row (n + w + 2 rows of w + 1): the matrix, assembled straight into it
+    /// ([`SkylineLlt::band_mut`]), overwritten by L at each factorisation.
     values: Vec<f64>,
+    /// Whether `values` holds a factor (or what a failed factorisation left) rather than a
+    /// matrix: set by [`SkylineLlt::factorize_in_place`], cleared by [`SkylineLlt::band_mut`].
+    factored: bool,
     /// For each stored CSC value (column-major order), its index in the band.
     slots: Vec<usize>,
     /// 1 / L_ii of the last factorisation (a column of L is scaled by it, and the solve
@@ -115,6 +118,7 @@ impl SkylineLlt {
             width,
             envelope_len,
             values: vec![0.0; (n + width + 2) * (width + 1)],
+            factored: false,
             slots,
             inv_diag: vec![0.0; n],
             column: vec![0.0; width + 2],
@@ -160,9 +164,57 @@ impl SkylineLlt {
         i * self.width + c + self.width
     }
 
+    /// The band index of the `k`-th stored value of the CSC pattern given to
+    /// [`SkylineLlt::new`] (column-major order): where that entry of the matrix goes in
+    /// [`SkylineLlt::band_mut`].
+    pub fn band_index(&self, k: usize) -> usize {
+        self.slots[k]
+    }
+
+    /// The band, to assemble the next matrix into: the caller zeroes it and writes the
+    /// pattern's entries at [`SkylineLlt::band_index`], then calls
+    /// [`SkylineLlt::factorize_in_place`]. Assembling straight into the band saves a copy of
+    /// the matrix per factorisation; the price is that a failed factorisation leaves no matrix
+    /// behind, and the caller assembles again to retry.
+    pub fn band_mut(&mut self) -> &mut [f64] {
+        self.factored = false;
+        &mut self.values
+    }
+
+    /// The matrix in the band in the CSC order given to [`SkylineLlt::new`]; `None` once it
+    /// has been factored.
+    pub fn csc_values(&self, out: &mut [f64]) -> Option<()> {
+        if self.factored {
+            return None;
+        }
+        for (o, &s) in out.iter_mut().zip(&self.slots) {
+            *o = self.values[s];
+        }
+        Some(())
+    }
+
+    /// Whether the band holds a factor (or a failed factorisation's remains) rather than an
+    /// assembled matrix.
+    pub fn is_factored(&self) -> bool {
+        self.factored
+    }
+
     /// Factors the matrix whose lower-triangle values, in the CSC pattern given to
-    /// [`SkylineLlt::new`], are `csc_values`. A pivot that is not positive (or not finite) is
-    /// returned as its row index.
+    /// [`SkylineLlt::new`], are `csc_values`.
+    pub fn factorize(&mut self, csc_values: &[f64]) -> Result<(), usize> {
+        let band = self.band_mut();
+        band.fill(0.0);
+        for (&s, &v) in self.slots.iter().zip(csc_values) {
+            self.values[s] += v;
+        }
+        self.factorize_in_place()
+    }
+
+    /// Factors the matrix assembled in [`SkylineLlt::band_mut`], overwriting it with L. A
+    /// pivot that is not positive (or not finite) is returned as its row index.
+    ///
+    /// # Panics
+    /// If the band holds no matrix (already factored since it was last assembled).
     ///
     /// Right-looking: once column j's pivot is final, its entries below the diagonal are
     /// scaled into L's column j (gathered into one short buffer), and every later row i that
@@ -173,11 +225,12 @@ impl SkylineLlt {
     /// n_seg = 4 (docs/benchmarks.md). Columns are eliminated two at a time
     /// ([`SkylineLlt::eliminate_pair`]): one pass over each row for both updates, with the
     /// same roundings as one column at a time.
-    pub fn factorize(&mut self, csc_values: &[f64]) -> Result<(), usize> {
-        self.values.fill(0.0);
-        for (&s, &v) in self.slots.iter().zip(csc_values) {
-            self.values[s] += v;
-        }
+    pub fn factorize_in_place(&mut self) -> Result<(), usize> {
+        assert!(
+            !self.factored,
+            "the band holds a factor: assemble the matrix again before factorising it"
+        );
+        self.factored = true;
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is set only where the processor reported AVX2 (SkylineLlt::new).
