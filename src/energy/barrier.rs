@@ -142,6 +142,10 @@ impl Energy for BarrierEnergy {
     }
 
     /// w b″(dᵢ) n nᵀ per node (PSD; zero outside d̂), N/m.
+    fn depends_on_step(&self) -> bool {
+        false
+    }
+
     fn hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
         let bar = &self.barrier;
         let nnt = bar.normal * bar.normal.transpose();

@@ -50,6 +50,10 @@ impl Energy for GravityEnergy {
         out.fill(0.0);
     }
 
+    fn depends_on_step(&self) -> bool {
+        false
+    }
+
     fn is_linear(&self) -> bool {
         true
     }

@@ -248,37 +248,28 @@ impl Energy for SpringEnergy {
     fn as_difference(&self) -> Option<&dyn DifferenceEnergy> {
         Some(self)
     }
+
+    fn depends_on_step(&self) -> bool {
+        false
+    }
 }
 
 impl DifferenceEnergy for SpringEnergy {
-    /// g = w ∂ψ/∂x_a per edge, added to x_a and its negative to x_b, edge by edge; meshes of
-    /// [`PARALLEL_EDGES`] edges or more compute every g in parallel into `scratch` first.
-    fn add_difference_gradient(
-        &self,
-        x: &[Vec2],
-        _step: &StepState,
-        weight: f64,
-        scratch: &mut [Vec2],
-        grad: &mut [Vec2],
-    ) {
+    /// g = w ∂ψ/∂x_a per edge; meshes of [`PARALLEL_EDGES`] edges or more in parallel.
+    fn difference_gradient(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [Vec2]) {
         let k = self.k;
-        let g = |e: &[usize; 2], l2: f64| element_gradient(&(x[e[0]] - x[e[1]]), l2, k) * weight;
+        let g = |(out, (e, l2)): (&mut Vec2, (&[usize; 2], &f64))| {
+            *out = element_gradient(&(x[e[0]] - x[e[1]]), *l2, k) * weight
+        };
         if self.edges.len() < PARALLEL_EDGES {
-            for (e, l2) in self.edges.iter().zip(&self.rest_l2) {
-                let g = g(e, *l2);
-                grad[e[0]] += g;
-                grad[e[1]] += -g;
-            }
+            out.iter_mut()
+                .zip(self.edges.iter().zip(&self.rest_l2))
+                .for_each(g);
         } else {
-            scratch
-                .par_iter_mut()
+            out.par_iter_mut()
                 .zip(self.edges.par_iter().zip(self.rest_l2.par_iter()))
                 .with_min_len(CHUNK)
-                .for_each(|(out, (e, l2))| *out = g(e, *l2));
-            for (e, g) in self.edges.iter().zip(scratch.iter()) {
-                grad[e[0]] += g;
-                grad[e[1]] += -g;
-            }
+                .for_each(g);
         }
     }
 
@@ -332,7 +323,8 @@ mod tests {
     }
 
     /// The difference form gives the full form's values bit for bit: the node gradient of
-    /// `add_difference_gradient` equals `gradient` scattered element by element, and each B
+    /// `difference_gradient` through `scatter_difference_gradient` equals `gradient` through
+    /// `scatter_gradient`, and each B
     /// equals the top-left 2×2 of the element block, with −B and B in the other three (both
     /// projections and the PSD fallback). On a chain of stretched and compressed edges in
     /// every direction, below and above [`PARALLEL_EDGES`] (the parallel path).
@@ -370,8 +362,9 @@ mod tests {
                 let mut full = vec![Vec2::new(1.0 / 3.0, -1.0 / 7.0); n];
                 super::super::term::scatter_gradient(term.elements(), &element, &mut full);
                 let mut compact = vec![Vec2::new(1.0 / 3.0, -1.0 / 7.0); n];
-                let mut scratch = vec![Vec2::zeros(); n_edges];
-                diff.add_difference_gradient(&x, &step, w, &mut scratch, &mut compact);
+                let mut g = vec![Vec2::zeros(); n_edges];
+                diff.difference_gradient(&x, &step, w, &mut g);
+                super::super::term::scatter_difference_gradient(term.elements(), &g, &mut compact);
                 assert_eq!(full, compact, "{n_edges} edges, {projection:?}: gradient");
                 let mut blocks = vec![0.0; 16 * n_edges];
                 let mut bs = vec![0.0; 4 * n_edges];

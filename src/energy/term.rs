@@ -148,6 +148,14 @@ pub trait Energy: Send + Sync {
         false
     }
 
+    /// Whether Ψ depends on the [`StepState`] (x̃, xⁿ, μλ) and not on x alone. A term that
+    /// says false is a function of x alone, so the solver may reuse its value, gradient and
+    /// blocks where x has not changed since it computed them (each step starts at the x the
+    /// last one ended at). True unless the term says otherwise.
+    fn depends_on_step(&self) -> bool {
+        true
+    }
+
     /// The largest line-search step α this term lets the solver try from `x` along `p` without
     /// jumping over a region where Ψ is +∞ (a filter like the slope's tunnelling filter,
     /// covering at most `fraction` of the way); +∞ for a term that sets no bound.
@@ -175,24 +183,15 @@ pub enum BlockForm {
 /// A term of two-node elements, each depending on its nodes only through d = x_a − x_b (a
 /// spring): its element gradient is [g, −g] and its element block [[B, −B], [−B, B]] with B
 /// symmetric, so g and B carry all of it. The solver takes such a term in this form: g is added
-/// straight into the node gradient, and only B's four entries are written per element (instead
-/// of sixteen) and added into the matrix with their signs (docs/benchmarks.md). Every value is
+/// to the node gradient with its sign ([`scatter_difference_gradient`]), and only B's four
+/// entries are written per element (instead of sixteen) and added into the matrix with their
+/// signs (docs/benchmarks.md). Every value is
 /// the one the full form gives, bit for bit: g and B are computed the same way, and adding −v
 /// is subtracting v. Implementations test that against [`Energy::gradient`] and
 /// [`Energy::hessian`]. The two nodes of an element must differ.
 pub trait DifferenceEnergy: Energy {
-    /// Adds every element's gradient to the gradient of its nodes, element by element in
-    /// order, +g to x_a and −g to x_b: the same sums in the same order as [`Energy::gradient`]
-    /// followed by [`scatter_gradient`]. `scratch` has one entry per element (for an
-    /// implementation that computes g in parallel first), N.
-    fn add_difference_gradient(
-        &self,
-        x: &[Vec2],
-        step: &StepState,
-        weight: f64,
-        scratch: &mut [Vec2],
-        grad: &mut [Vec2],
-    );
+    /// w ∂Ψₑ/∂x_a of every element into `out[e]` (∂Ψₑ/∂x_b is its negative), N.
+    fn difference_gradient(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [Vec2]);
 
     /// w B of every element, projected as [`Energy::hessian`] is configured, column-major
     /// into `out[4 e .. 4 e + 4]`, N/m.
@@ -217,6 +216,19 @@ pub fn scatter_gradient(elements: Elements, element_gradients: &[Vec2], grad: &m
             }
             debug_assert_eq!(nodes.len() % k, 0);
         }
+    }
+}
+
+/// Adds every element's g ([`DifferenceEnergy::difference_gradient`]) to the gradient of its
+/// nodes, element by element in order, +g to x_a and −g to x_b: the same sums in the same
+/// order as the element gradients [g, −g] through [`scatter_gradient`].
+pub fn scatter_difference_gradient(elements: Elements, g: &[Vec2], grad: &mut [Vec2]) {
+    let Elements::Tuples { k: 2, nodes } = elements else {
+        panic!("a difference-form term has elements of two nodes");
+    };
+    for (pair, g) in nodes.chunks_exact(2).zip(g) {
+        grad[pair[0]] += g;
+        grad[pair[1]] += -g;
     }
 }
 
