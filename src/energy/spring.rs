@@ -100,49 +100,45 @@ impl SpringEnergy {
     where
         B: Fn(&Vec2, f64, f64) -> Mat2 + Sync,
     {
-        let f = |(out, (e, (l2, c))): BlockItem<'_>| {
-            write_pair_block(&(block(&(x[e[0]] - x[e[1]]), *l2, *c) * weight), out)
-        };
-        let elements = self
-            .edges
-            .iter()
-            .zip(self.rest_l2.iter().zip(&self.curvature));
-        if self.edges.len() < PARALLEL_EDGES {
-            out.chunks_exact_mut(16).zip(elements).for_each(f);
-        } else {
-            out.par_chunks_exact_mut(16)
-                .zip(
-                    self.edges
-                        .par_iter()
-                        .zip(self.rest_l2.par_iter().zip(self.curvature.par_iter())),
-                )
-                .with_min_len(CHUNK)
-                .for_each(f);
-        }
+        self.each_edge(x, weight, out, 16, block, write_pair_block);
     }
-}
 
-/// One edge's share of [`SpringEnergy::blocks`]: its 16 outputs, its nodes, l² and 2k/l².
-type BlockItem<'a> = (&'a mut [f64], (&'a [usize; 2], (&'a f64, &'a f64)));
-
-impl SpringEnergy {
     /// Every edge's B = w · `block`(d, l², 2k/l²), column-major 2×2 (the difference form of
     /// [`SpringEnergy::blocks`]: the same B, without its four copies).
     fn difference_blocks<B>(&self, x: &[Vec2], weight: f64, out: &mut [f64], block: B)
     where
         B: Fn(&Vec2, f64, f64) -> Mat2 + Sync,
     {
+        self.each_edge(x, weight, out, 4, block, |b, out| {
+            out.copy_from_slice(b.as_slice())
+        });
+    }
+
+    /// For every edge, B = w · `block`(d, l², 2k/l²) written by `write` into the edge's `len`
+    /// entries of `out`; meshes of [`PARALLEL_EDGES`] edges or more in parallel.
+    fn each_edge<B, W>(
+        &self,
+        x: &[Vec2],
+        weight: f64,
+        out: &mut [f64],
+        len: usize,
+        block: B,
+        write: W,
+    ) where
+        B: Fn(&Vec2, f64, f64) -> Mat2 + Sync,
+        W: Fn(&Mat2, &mut [f64]) + Sync,
+    {
         let f = |(out, (e, (l2, c))): BlockItem<'_>| {
-            out.copy_from_slice((block(&(x[e[0]] - x[e[1]]), *l2, *c) * weight).as_slice())
+            write(&(block(&(x[e[0]] - x[e[1]]), *l2, *c) * weight), out)
         };
         let elements = self
             .edges
             .iter()
             .zip(self.rest_l2.iter().zip(&self.curvature));
         if self.edges.len() < PARALLEL_EDGES {
-            out.chunks_exact_mut(4).zip(elements).for_each(f);
+            out.chunks_exact_mut(len).zip(elements).for_each(f);
         } else {
-            out.par_chunks_exact_mut(4)
+            out.par_chunks_exact_mut(len)
                 .zip(
                     self.edges
                         .par_iter()
@@ -153,6 +149,9 @@ impl SpringEnergy {
         }
     }
 }
+
+/// One edge's share of [`SpringEnergy::each_edge`]: its outputs, its nodes, l² and 2k/l².
+type BlockItem<'a> = (&'a mut [f64], (&'a [usize; 2], (&'a f64, &'a f64)));
 
 /// Writes the two-node element block [[B, −B], [−B, B]] column-major into `out` (16 entries).
 #[inline]
@@ -209,23 +208,15 @@ impl Energy for SpringEnergy {
         weight * partials.iter().sum::<f64>()
     }
 
-    /// [w ∂ψ/∂x_a, −w ∂ψ/∂x_a] per edge, N.
-    fn gradient(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [Vec2]) {
-        let k = self.k;
-        let f = |(out, (e, l2)): (&mut [Vec2], (&[usize; 2], &f64))| {
-            let g = element_gradient(&(x[e[0]] - x[e[1]]), *l2, k) * weight;
-            out[0] = g;
-            out[1] = -g;
-        };
-        if self.edges.len() < PARALLEL_EDGES {
-            out.chunks_exact_mut(2)
-                .zip(self.edges.iter().zip(&self.rest_l2))
-                .for_each(f);
-        } else {
-            out.par_chunks_exact_mut(2)
-                .zip(self.edges.par_iter().zip(self.rest_l2.par_iter()))
-                .with_min_len(CHUNK)
-                .for_each(f);
+    /// [w ∂ψ/∂x_a, −w ∂ψ/∂x_a] per edge, N: the difference form's g, spread out in place.
+    fn gradient(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [Vec2]) {
+        let n = self.edges.len();
+        self.difference_gradient(x, step, weight, &mut out[..n]);
+        // From the last edge down, so that no g is overwritten before it is read (2e ≥ e).
+        for e in (0..n).rev() {
+            let g = out[e];
+            out[2 * e] = g;
+            out[2 * e + 1] = -g;
         }
     }
 

@@ -539,6 +539,16 @@ mod tests {
     use super::*;
     use nalgebra::DMatrix;
 
+    /// The full element block [[B, −B], [−B, B]] of a pair, column-major (16 entries).
+    fn pair_block(b: &nalgebra::Matrix2<f64>) -> Vec<f64> {
+        let mut e = nalgebra::Matrix4::zeros();
+        e.fixed_view_mut::<2, 2>(0, 0).copy_from(b);
+        e.fixed_view_mut::<2, 2>(2, 2).copy_from(b);
+        e.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-b));
+        e.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-b));
+        e.as_slice().to_vec()
+    }
+
     /// The dense matrix that the element blocks `blocks` of `elements` sum to (every entry of
     /// every block added at its global row and column): the reference the map must match.
     fn dense_reference(n_nodes: usize, terms: &[Elements], blocks: &[Vec<f64>]) -> DMatrix<f64> {
@@ -650,12 +660,7 @@ mod tests {
         assert_eq!(sys.factorisation(), kind);
         let b = nalgebra::Matrix2::new(2.0, 0.5, 0.5, 3.0);
         let node_blocks: Vec<f64> = (0..3).flat_map(|_| [1.0, 0.0, 0.0, 1.0]).collect();
-        let mut pair = nalgebra::Matrix4::zeros();
-        pair.fixed_view_mut::<2, 2>(0, 0).copy_from(&b);
-        pair.fixed_view_mut::<2, 2>(2, 2).copy_from(&b);
-        pair.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-b));
-        pair.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-b));
-        let pair_blocks: Vec<f64> = (0..2).flat_map(|_| pair.as_slice().to_vec()).collect();
+        let pair_blocks: Vec<f64> = (0..2).flat_map(|_| pair_block(&b)).collect();
         let blocks = [node_blocks, pair_blocks];
         sys.assemble(&blocks);
         // Dense reference.
@@ -722,17 +727,7 @@ mod tests {
                 nalgebra::Matrix2::new(1.0 / 3.0 + e as f64, off, off, 5.0 / 7.0)
             })
             .collect();
-        let full: Vec<f64> = bs
-            .iter()
-            .flat_map(|b| {
-                let mut e = nalgebra::Matrix4::zeros();
-                e.fixed_view_mut::<2, 2>(0, 0).copy_from(b);
-                e.fixed_view_mut::<2, 2>(2, 2).copy_from(b);
-                e.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-b));
-                e.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-b));
-                e.as_slice().to_vec()
-            })
-            .collect();
+        let full: Vec<f64> = bs.iter().flat_map(pair_block).collect();
         let compact: Vec<f64> = bs.iter().flat_map(|b| b.as_slice().to_vec()).collect();
         let forms = [BlockForm::Full, BlockForm::Difference];
         for kind in BOTH {
@@ -787,15 +782,7 @@ mod tests {
                 0.0,
                 1.0 / 3.0,
             ],
-            {
-                let b = -nalgebra::Matrix2::<f64>::identity();
-                let mut e = nalgebra::Matrix4::zeros();
-                e.fixed_view_mut::<2, 2>(0, 0).copy_from(&b);
-                e.fixed_view_mut::<2, 2>(2, 2).copy_from(&b);
-                e.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-b));
-                e.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-b));
-                e.as_slice().to_vec()
-            },
+            pair_block(&-nalgebra::Matrix2::<f64>::identity()),
         ];
         let mass = [1.0 / 3.0; 4];
         for kind in BOTH {
@@ -881,13 +868,7 @@ mod tests {
             .flat_map(|e| {
                 let a = 0.5 + 0.3 * ((e * 7) % 5) as f64;
                 let c = 0.2 * ((e * 3) % 4) as f64;
-                let b = nalgebra::Matrix2::new(a, 0.1 * c, 0.1 * c, 0.4 + c);
-                let mut pair = nalgebra::Matrix4::zeros();
-                pair.fixed_view_mut::<2, 2>(0, 0).copy_from(&b);
-                pair.fixed_view_mut::<2, 2>(2, 2).copy_from(&b);
-                pair.fixed_view_mut::<2, 2>(0, 2).copy_from(&(-b));
-                pair.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-b));
-                pair.as_slice().to_vec()
+                pair_block(&nalgebra::Matrix2::new(a, 0.1 * c, 0.1 * c, 0.4 + c))
             })
             .collect();
         let blocks = [node_blocks, pair_blocks];
