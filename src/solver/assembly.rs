@@ -12,8 +12,14 @@
 //! Small systems (at most [`SKYLINE_MAX_DIM`] unknowns: the book's square and meshes up to
 //! n_seg = 32) are factored instead inside their band ([`SkylineLlt`]), in the mesh's own
 //! node order: at those sizes faer's sparse factorisation spends most of its instructions on
-//! bookkeeping, not arithmetic (docs/benchmarks.md has the counts). The pattern, the values and
-//! the assembly are the same for both; only the factorisation differs.
+//! bookkeeping, not arithmetic (docs/benchmarks.md has the counts). The pattern and the values
+//! are the same for both; on the skyline path the map points straight into the band, which is
+//! then factored in place, so a failed factorisation is retried from the blocks
+//! ([`HessianSystem::restore`]).
+//!
+//! A term in difference form ([`BlockForm::Difference`], springs) gives only each element's
+//! 2 × 2 B of its block [[B, −B], [−B, B]]; its map holds ten slots per element, where B's
+//! entries are added with their signs (the same sums as the full block's).
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
