@@ -35,9 +35,11 @@ use crate::solver::skyline::SkylineLlt;
 
 /// The largest system, in unknowns (2 × nodes), factored by the skyline Cholesky rather than
 /// faer's sparse one: n_seg ≤ 32 (2 178 unknowns). Chosen from `cargo bench --bench solver --
-/// factorisation` (one factorisation + solve of the square's pattern, both kinds back to back,
-/// docs/benchmarks.md): with the fixed-width band in AVX2 the skyline path takes 2.1 against
-/// 6.0 µs at n_seg = 4, 62 against 279 µs at 16 and 1.05 against 1.87 ms at 32. Its work grows
+/// factorisation` (the square's pattern, both kinds back to back, docs/benchmarks.md): with the
+/// fixed-width band in AVX2, factorisation + solve took 2.1 against 6.0 µs at n_seg = 4, 62
+/// against 279 µs at 16 and 1.05 against 1.87 ms at 32; since the skyline factors in place the
+/// bench includes the assembly, and took 2.68 against 8.55 µs, 86 against 302 µs and 1.28
+/// against 2.79 ms. Its work grows
 /// as n·w² (half-width w = 2·n_seg + 5) while the minimum-degree ordering's fill grows more
 /// slowly, so at n_seg = 64 (8 450 unknowns, w = 133: about 75 million multiply-adds against
 /// faer's few milliseconds) meshes keep the sparse path.

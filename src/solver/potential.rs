@@ -18,8 +18,8 @@ struct Weighted {
     energy: Box<dyn Energy>,
     /// w: 1 for inertia, h² for a potential, in s² where it converts J to E's kg·m².
     weight: f64,
-    /// Element gradients ([`Energy::gradient`]'s layout; for a term in difference form, the
-    /// scratch of [`crate::energy::DifferenceEnergy::add_difference_gradient`]).
+    /// Element gradients ([`Energy::gradient`]'s layout; for a term in difference form, one g
+    /// per element, [`crate::energy::DifferenceEnergy::difference_gradient`]'s layout).
     gradient: Vec<Vec2>,
     /// How its Hessian reaches the solver: [`BlockForm::Difference`] where the term has that
     /// form ([`Energy::as_difference`]).
