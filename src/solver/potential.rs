@@ -4,7 +4,7 @@
 //!
 //! Terms that depend on x alone ([`Energy::depends_on_step`] false: springs, gravity, the
 //! slope's barrier) are not evaluated again at an x they were last evaluated at: their values,
-//! element gradients and blocks are kept with the x they belong to ([`AtX`]), compared bit for
+//! element gradients and blocks are kept with the x they belong to (`AtX`), compared bit for
 //! bit. Each step starts at the x the last one ended at, where the last step's final Newton
 //! iteration computed their gradients and blocks and its line search their values, so the
 //! step's E(xⁿ) and first assembly reuse them (docs/benchmarks.md). The values reused are the
