@@ -11,7 +11,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stickslip::contact::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
+use stickslip::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
 use stickslip::gpu::{self, GpuContext, GpuKernel};
 
 const CONTACTS: usize = 1_000_000;

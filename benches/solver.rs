@@ -6,7 +6,7 @@
 //!   on the slope (bottom edge parallel to it, at the barrier's equilibrium distance).
 //! * `factorisation/{sparse,skyline}/n_seg`: one assembly, numeric factorisation and solve of
 //!   the square's Hessian pattern at n_seg = 4, 8, 16, 32 with each of the two factorisations
-//!   (solver/assembly.rs): the measurement behind `SKYLINE_MAX_DIM`. (The skyline factors in
+//!   (solver/assembly.rs): the measurement behind `SKYLINE_MAX_WORK`. (The skyline factors in
 //!   the band it is assembled into, so each factorisation needs its assembly.)
 //! * Before criterion runs, a table of per-iteration figures for the scaling meshes: Newton
 //!   iterations per step, time per iteration, and the share of an iteration spent in the numeric
@@ -22,7 +22,7 @@ mod common;
 use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::{Rotation2, Vector2};
 use stickslip::run::runner::{RunOptions, run};
-use stickslip::scene::{CaseFile, Scene};
+use stickslip::scene::{CaseFile, Mesh, Scene};
 use stickslip::solver::Simulation;
 use stickslip::solver::assembly::Factorisation;
 
@@ -36,7 +36,15 @@ fn case_file(name: &str) -> CaseFile {
     toml::from_str(&text).unwrap()
 }
 
-/// The reference square refined to `n_seg` (the contact area follows as side/n_seg, SPEC.md §6).
+/// The reference square refined to `n_seg` (the contact area follows as side/n_seg, SPEC.md §6),
+/// and a simulation of it.
+fn refined(n_seg: usize) -> (Scene, Mesh, Simulation<2>) {
+    let scene = refined_scene(n_seg);
+    let (system, mesh) = scene.system();
+    (scene, mesh, Simulation::new(system).unwrap())
+}
+
+/// The reference square refined to `n_seg`.
 fn refined_scene(n_seg: usize) -> Scene {
     let mut case = case_file("slope_mu0.11.toml");
     case.square.n_seg = n_seg;
@@ -46,14 +54,13 @@ fn refined_scene(n_seg: usize) -> Scene {
 
 /// Node positions of the square rotated onto the slope, its bottom row at the distance where
 /// the barrier carries the square's weight (linearised: A κ (1 − s) = W cos θ / (n_seg + 1)).
-fn resting_positions(sim: &Simulation) -> Vec<Vector2<f64>> {
-    let sc = &sim.scene;
+fn resting_positions(sc: &Scene, mesh: &Mesh) -> Vec<Vector2<f64>> {
     let n = sc.normal;
     let angle = (-n.x).atan2(n.y);
     let rot = Rotation2::new(angle);
-    let rotated: Vec<Vector2<f64>> = sim.mesh.x0.iter().map(|x| rot * (x - sc.centre)).collect();
+    let rotated: Vec<Vector2<f64>> = mesh.x0.iter().map(|x| rot * (x - sc.centre)).collect();
     let weight =
-        sim.mesh.mass.iter().sum::<f64>() * sc.gravity.norm() * n.dot(&-sc.gravity.normalize());
+        mesh.mass.iter().sum::<f64>() * sc.gravity.norm() * n.dot(&-sc.gravity.normalize());
     let s = 1.0 - weight / ((sc.n_seg + 1) as f64 * sc.contact_area * sc.kappa);
     let lowest = rotated
         .iter()
@@ -89,8 +96,8 @@ fn scaling_table() {
         "n_seg   nodes    DOF  iters/step  ms/iteration  factor+solve ms  iteration / (factor+solve)"
     );
     for n_seg in [16, 64, 256] {
-        let mut sim = Simulation::new(refined_scene(n_seg)).unwrap();
-        sim.x = resting_positions(&sim);
+        let (scene, mesh, mut sim) = refined(n_seg);
+        sim.x = resting_positions(&scene, &mesh);
         sim.time_linear_solve = true;
         let (mut iters, mut wall, mut fs) = (0usize, 0.0, 0.0);
         let steps = 5;
@@ -103,8 +110,8 @@ fn scaling_table() {
         }
         println!(
             "{n_seg:>5} {:>7} {:>6} {:>11.1} {:>13.2} {:>16.2} {:>27.2}   symbolic factorisations: {}",
-            sim.mesh.len(),
-            2 * sim.mesh.len(),
+            mesh.len(),
+            2 * mesh.len(),
             (iters - steps) as f64 / steps as f64,
             1e3 * wall / iters as f64,
             1e3 * fs / iters as f64,
@@ -120,8 +127,8 @@ fn scaling(c: &mut Criterion) {
     let mut g = c.benchmark_group("scaling");
     g.sample_size(10);
     for n_seg in [16, 64, 256] {
-        let mut sim = Simulation::new(refined_scene(n_seg)).unwrap();
-        let rest = resting_positions(&sim);
+        let (scene, mesh, mut sim) = refined(n_seg);
+        let rest = resting_positions(&scene, &mesh);
         let zero = vec![Vector2::zeros(); rest.len()];
         g.bench_function(format!("step/{n_seg}"), |b| {
             b.iter_custom(|iters| {
@@ -149,12 +156,12 @@ fn factorisation(c: &mut Criterion) {
             ("skyline", Factorisation::Skyline),
         ] {
             let (mut sys, blocks) = common::square_system(n_seg, kind, Vector2::zeros());
-            let rhs: Vec<f64> = (0..sys.dim()).map(|i| (i as f64).sin()).collect();
+            let rhs: Vec<f64> = (0..sys.size()).map(|i| (i as f64).sin()).collect();
             let mut x = rhs.clone();
             g.bench_function(format!("{name}/{n_seg}"), |b| {
                 b.iter(|| {
                     // Assembled every time: the skyline factors in place, over the matrix.
-                    sys.assemble(black_box(&blocks));
+                    black_box(&blocks).assemble_into(&mut sys);
                     sys.factorize().unwrap();
                     x.copy_from_slice(&rhs);
                     sys.solve_in_place(&mut x);

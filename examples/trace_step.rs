@@ -20,8 +20,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<Vec<_>, _>>()?;
     let scene = Scene::load_with_overrides(&case, &overrides)?;
     let steps = scene.steps_for(scene.duration);
-    let mut sim = Simulation::new(scene)?;
+    let distance = |x: &stickslip::energy::Vec2| scene.normal.dot(&(x - scene.point));
+    let mut sim = Simulation::new(scene.system().0)?;
     sim.trace_iterations = true;
+    let mut contacts = Vec::new();
     for _ in 0..steps {
         let st = sim.step()?;
         if st.iterations >= min_iters {
@@ -29,9 +31,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "step {} t={:.2}: {} iterations, {} halvings, {} projection fallbacks",
                 st.step, st.time, st.iterations, st.halvings, st.projection_fallbacks
             );
+            sim.contacts(&mut contacts);
             for (i, t) in sim.iteration_trace.iter().enumerate() {
+                let lambda = contacts
+                    .iter()
+                    .find(|c| c.nodes[0] == t.worst_node)
+                    .map_or(0.0, |c| c.normal_force);
                 println!(
-                    "  {i:3} pass {} res {:.3e} alpha0 {:.3e} alpha {:.3e} E {:.9e} dmin {:.3e} worst node {} (at the step's end: d = {:.3e} m, mu*lambda = {:.3e} N)",
+                    "  {i:3} pass {} res {:.3e} alpha0 {:.3e} alpha {:.3e} E {:.9e} dmin {:.3e} worst node {} (at the step's end: d = {:.3e} m, lagged lambda = {:.3e} N)",
                     t.lagging_pass,
                     t.residual,
                     t.filter_alpha,
@@ -39,8 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     t.energy,
                     t.min_distance,
                     t.worst_node,
-                    sim.barrier().distance(&sim.x[t.worst_node]),
-                    sim.mu_lambda[t.worst_node]
+                    distance(&sim.x[t.worst_node]),
+                    lambda
                 );
             }
         }

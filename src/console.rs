@@ -46,7 +46,7 @@ pub fn check_overrides(
     duration: Option<f64>,
     tol: Option<f64>,
 ) -> Result<(), BadOption> {
-    let bad = |option: &str, v: crate::scene::case::Violation| BadOption {
+    let bad = |option: &str, v: crate::scene::slope::Violation| BadOption {
         option: option.into(),
         rule: v.rule,
         value: v.value,

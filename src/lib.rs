@@ -26,6 +26,7 @@
 pub mod app;
 pub mod console;
 pub mod contact;
+pub mod cross_check;
 pub mod energy;
 pub mod gpu;
 pub mod graphics;

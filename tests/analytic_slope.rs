@@ -15,10 +15,11 @@
 
 use std::path::Path;
 
+use stickslip::contact::{BarrierParams, Coefficients};
 use stickslip::run::runner::{RunOptions, Runner, TrajectoryRow};
 use stickslip::run::verdict::Verdict;
-use stickslip::scene::case::Lagging;
 use stickslip::scene::{CaseFile, Scene};
+use stickslip::solver::Lagging;
 
 /// tan θ of the shipped slope.
 const TAN_THETA: f64 = 0.1;
@@ -266,7 +267,17 @@ fn static_friction_holds_a_settled_square() {
         r.step().unwrap();
         r.records.clear();
     }
-    r.sim.scene = target;
+    // The switch: the coefficients the solver lags friction with from the next step on (the
+    // runner's scene too, for the records' μ).
+    r.sim
+        .contact_mut()
+        .expect("the slope has contact")
+        .friction_table_mut()
+        .default = Coefficients {
+        mu_static: target.mu_static,
+        mu_kinetic: target.mu,
+    };
+    r.scene = target;
     advance(&mut r, "static/kinetic at rest");
     let v = fitted_slope(&r.rows, (settle + 2.0, settle + CREEP_WINDOW.0), |row| {
         row.downhill_distance
@@ -330,14 +341,27 @@ fn implicit_lagging_converges_on_every_step_of_the_book_cases() {
             r.records.clear();
             assert!(!stats.lagging_unconverged, "{file} step {}", stats.step);
             passes += stats.lagging_passes;
+            // λ at x^(n+1) by the test's own rule (the book's barrier at every node within d̂),
+            // against the λ friction used, node by node (0 for a node outside its set).
             let sim = &r.sim;
+            let bar = BarrierParams {
+                dhat: r.scene.dhat,
+                kappa: r.scene.kappa,
+                kind: r.scene.barrier_kind,
+            };
+            let mut used = vec![0.0; sim.x.len()];
+            let mut contacts = Vec::new();
+            sim.contacts(&mut contacts);
+            for c in &contacts {
+                used[c.nodes[0]] = mu * c.normal_force;
+            }
             let mut diff: f64 = 0.0;
             let mut scale: f64 = 0.0;
             for (i, x) in sim.x.iter().enumerate() {
-                let now = mu * sim.barrier().normal_force(x, sim.mesh.contact_area[i]);
-                let used = sim.mu_lambda_static[i];
-                diff = diff.max((now - used).abs());
-                scale = scale.max(now).max(used);
+                let d = r.scene.normal.dot(&(x - r.scene.point));
+                let now = mu * -bar.first(d, r.mesh.contact_area[i]);
+                diff = diff.max((now - used[i]).abs());
+                scale = scale.max(now).max(used[i]);
             }
             assert!(
                 diff <= tol * scale,

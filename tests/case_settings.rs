@@ -6,8 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use stickslip::contact::candidates::plane_vertex::PlaneVertex;
+use stickslip::contact::{ContactPair, HalfSpace};
 use stickslip::energy::Vec2;
-use stickslip::energy::barrier::{self, Barrier};
 use stickslip::scene::Scene;
 
 const BOOK: &str = include_str!("../cases/slope_mu0.11.toml");
@@ -56,18 +57,23 @@ fn defaults_are_the_specs_and_bad_values_name_their_key() {
 
 #[test]
 fn the_filter_fraction_is_the_share_of_the_distance_one_trial_may_cover() {
-    let slope = Barrier {
-        normal: Vec2::new(0.0, 1.0),
-        point: Vec2::zeros(),
-        dhat: 0.01,
-        kappa: 1e5,
-        kind: Default::default(),
+    let slope = HalfSpace::new(Vec2::new(0.0, 1.0), Vec2::zeros());
+    let pair = |node| PlaneVertex {
+        node,
+        vertex: node,
+        area: 0.25,
+        body: 0,
+        plane: 0,
+        obstacle: 1,
+        half_space: slope,
     };
     // A node 0.1 m above the slope, asked to move 1 m into it; another moving away.
     let x = [Vec2::new(0.0, 0.1), Vec2::new(1.0, 0.5)];
     let p = [Vec2::new(0.3, -1.0), Vec2::new(0.0, 2.0)];
     for fraction in [0.9, 0.5, 0.1] {
-        let alpha = barrier::max_step(&x, &p, &slope, fraction);
+        let alpha = pair(0)
+            .max_step(&x, &p, fraction)
+            .min(pair(1).max_step(&x, &p, fraction));
         // The node ends fraction·0.1 m lower, i.e. (1 − fraction)·0.1 m above the slope.
         let end = x[0] + p[0] * alpha;
         assert!(

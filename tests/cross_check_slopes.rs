@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use stickslip::contact::cross_check::{CrossCheck, CrossCheckConfig};
+use stickslip::cross_check::{CrossCheck, CrossCheckConfig};
 use stickslip::gpu::{GpuMode, select_impulse_backend};
 use stickslip::run::runner::{RunOptions, run};
 use stickslip::scene::Scene;

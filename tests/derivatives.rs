@@ -1,27 +1,38 @@
-//! Every energy through the one [`Energy`] trait, by one harness: the gradient it scatters
-//! against central finite differences of its value, and the Hessian its element blocks sum to
-//! (unprojected) against central finite differences of that gradient (SPEC.md §2), at
-//! configurations that exercise every regime: springs stretched and compressed, the book's and
-//! IPC's barrier inside and outside d̂, friction sticking (below ε_v), in the static-to-kinetic
-//! transition and slipping. The same harness checks that value, gradient and Hessian scale
-//! alike with the weight, and that the projected Hessians the solver uses are PSD and equal the
-//! exact ones where those are PSD already. And the gradient and Hessian that `Simulation`
-//! assembles for its linear solve (the sum of the terms), against finite differences of the E
-//! its line search uses.
+//! Every term of E through the one [`Energy`] trait, by one harness, in D = 2 and D = 3: the
+//! gradient it scatters against central finite differences of its value, and the Hessian its
+//! element blocks sum to (unprojected) against central finite differences of that gradient
+//! (SPEC.md §2, §7), at configurations that exercise every regime: springs stretched and
+//! compressed, the book's and IPC's barrier inside and outside d̂ (node × half-space, and a
+//! curved point–point pair written here to reach the barrier's general path), friction
+//! sticking (below ε_v), in the static-to-kinetic transition and slipping. The same harness
+//! checks that value, gradient and Hessian scale alike with the weight, and that the projected
+//! Hessians the solver uses are PSD and equal the exact ones where those are PSD already. And
+//! the gradient and Hessian a `Simulation` assembles for its linear solve (the sum of the terms,
+//! over the free degrees of freedom), against finite differences of the E its line search uses:
+//! the book's square on the slope in 2D, a tetrahedron on a plane with a driven node in 3D.
 
-use nalgebra::{DMatrix, Matrix2, Vector2};
+use nalgebra::{DMatrix, SVector};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stickslip::energy::barrier::{Barrier, BarrierEnergy, BarrierKind};
-use stickslip::energy::friction::{Friction, FrictionEnergy, f1_over_y};
+use stickslip::contact::candidates::plane_vertex::PlaneVertex;
+use stickslip::contact::collisions::tangential::TangentialCollision;
+use stickslip::contact::pair::{TangentFrame, tangent_basis};
+use stickslip::contact::potentials::barrier::BarrierPotential;
+use stickslip::contact::potentials::friction::{FrictionParams, FrictionPotential, f1_over_y};
+use stickslip::contact::{
+    BarrierKind, BarrierParams, Coefficients, ContactPair, ContactStage, ContactSurface,
+    FrictionTable, HalfSpace, MAX_STENCIL,
+};
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::inertia::InertiaEnergy;
 use stickslip::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
 use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::term::scatter_gradient;
-use stickslip::energy::{Energy, Projection, StepState};
+use stickslip::energy::{Energy, Projection, StepState, Vec2};
+use stickslip::solver::driver::LinearMotion;
+use stickslip::solver::{Lagging, Simulation, SolverSettings, SystemBuilder};
 
-type V2 = Vector2<f64>;
+type V<const D: usize> = SVector<f64, D>;
 
 /// Relative tolerance of a central difference. Its truncation error is ~δ²|f'''|/6 and its
 /// rounding error ~ε|f|/δ; with the steps below both stay under ~1e-7 of the derivative's
@@ -48,30 +59,45 @@ fn rng() -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(20261201)
 }
 
+fn random<const D: usize>(r: &mut ChaCha8Rng, size: f64) -> V<D> {
+    V::<D>::from_fn(|_, _| r.random_range(-size..size))
+}
+
 /// The term's gradient per node (its element gradients scattered), weight `w`.
-fn node_gradient(term: &dyn Energy, x: &[V2], step: &StepState, w: f64) -> Vec<V2> {
+fn node_gradient<const D: usize>(
+    term: &dyn Energy<D>,
+    x: &[V<D>],
+    step: &StepState<D>,
+    w: f64,
+) -> Vec<V<D>> {
     let elements = term.elements();
-    let mut buf = vec![V2::zeros(); elements.gradient_len()];
+    let mut buf = vec![V::<D>::zeros(); elements.gradient_len()];
     term.gradient(x, step, w, &mut buf);
-    let mut grad = vec![V2::zeros(); x.len()];
+    let mut grad = vec![V::<D>::zeros(); x.len()];
     scatter_gradient(elements, &buf, &mut grad);
     grad
 }
 
 /// The dense matrix the term's element Hessian blocks sum to, weight `w`; `psd` selects
 /// [`Energy::psd_hessian`].
-fn dense_hessian(term: &dyn Energy, x: &[V2], step: &StepState, w: f64, psd: bool) -> DMatrix<f64> {
+fn dense_hessian<const D: usize>(
+    term: &dyn Energy<D>,
+    x: &[V<D>],
+    step: &StepState<D>,
+    w: f64,
+    psd: bool,
+) -> DMatrix<f64> {
     let elements = term.elements();
-    let dofs = 2 * elements.nodes_per_element();
-    let mut buf = vec![0.0; elements.hessian_len()];
+    let dofs = D * elements.nodes_per_element();
+    let mut buf = vec![0.0; elements.hessian_len(D)];
     if psd {
         term.psd_hessian(x, step, w, &mut buf);
     } else {
         term.hessian(x, step, w, &mut buf);
     }
-    let mut dense = DMatrix::zeros(2 * x.len(), 2 * x.len());
+    let mut dense = DMatrix::zeros(D * x.len(), D * x.len());
     for e in 0..elements.len() {
-        let global = |i: usize| 2 * elements.node(e, i / 2) + i % 2;
+        let global = |i: usize| D * elements.node(e, i / D) + i % D;
         for c in 0..dofs {
             for r in 0..dofs {
                 dense[(global(r), global(c))] += buf[dofs * dofs * e + dofs * c + r];
@@ -81,9 +107,9 @@ fn dense_hessian(term: &dyn Energy, x: &[V2], step: &StepState, w: f64, psd: boo
     dense
 }
 
-fn perturbed(x: &[V2], dof: usize, by: f64) -> Vec<V2> {
+fn perturbed<const D: usize>(x: &[V<D>], dof: usize, by: f64) -> Vec<V<D>> {
     let mut y = x.to_vec();
-    y[dof / 2][dof % 2] += by;
+    y[dof / D][dof % D] += by;
     y
 }
 
@@ -93,52 +119,55 @@ fn perturbed(x: &[V2], dof: usize, by: f64) -> Vec<V2> {
 /// Hessian entries are a sum of (they may cancel to ~0, as friction's do above ε_v in 2D).
 /// Each gradient entry is compared at the scale of its node's gradient, each Hessian entry at
 /// the scale of the larger of its row and its column.
-fn check_energy(
-    term: &dyn Energy,
-    x: &[V2],
-    step: &StepState,
+fn check_energy<const D: usize>(
+    term: &dyn Energy<D>,
+    x: &[V<D>],
+    step: &StepState<D>,
     delta: &[f64],
     hessian_floor: &[f64],
 ) {
-    let what = term.name();
-    let dofs = 2 * x.len();
+    let what = format!("{} (D = {D})", term.name());
+    let dofs = D * x.len();
     let grad = node_gradient(term, x, step, 1.0);
     let hess = dense_hessian(term, x, step, 1.0, false);
-    let mut fd_grad = vec![V2::zeros(); x.len()];
+    let mut fd_grad = vec![V::<D>::zeros(); x.len()];
     let mut fd_hess = DMatrix::<f64>::zeros(dofs, dofs);
     for k in 0..dofs {
-        let d = delta[k / 2];
+        let d = delta[k / D];
         let (xp, xm) = (perturbed(x, k, d), perturbed(x, k, -d));
-        fd_grad[k / 2][k % 2] =
+        fd_grad[k / D][k % D] =
             (term.value(&xp, step, 1.0) - term.value(&xm, step, 1.0)) / (2.0 * d);
         let gp = node_gradient(term, &xp, step, 1.0);
         let gm = node_gradient(term, &xm, step, 1.0);
         for j in 0..dofs {
-            fd_hess[(j, k)] = (gp[j / 2][j % 2] - gm[j / 2][j % 2]) / (2.0 * d);
+            fd_hess[(j, k)] = (gp[j / D][j % D] - gm[j / D][j % D]) / (2.0 * d);
         }
     }
     for i in 0..x.len() {
         let scale = grad[i].amax().max(fd_grad[i].amax());
-        for c in 0..2 {
-            let at = format!("{what} gradient, node {i}");
-            close(grad[i][c], fd_grad[i][c], scale, &at);
+        for c in 0..D {
+            close(
+                grad[i][c],
+                fd_grad[i][c],
+                scale,
+                &format!("{what} gradient, node {i}"),
+            );
         }
     }
     let row_scale: Vec<f64> = (0..dofs)
         .map(|j| {
             (0..dofs)
                 .map(|k| hess[(j, k)].abs().max(fd_hess[(j, k)].abs()))
-                .fold(hessian_floor[j / 2], f64::max)
+                .fold(hessian_floor[j / D], f64::max)
         })
         .collect();
     for j in 0..dofs {
         for k in 0..dofs {
-            let at = format!("{what} Hessian ({j}, {k})");
             close(
                 hess[(j, k)],
                 fd_hess[(j, k)],
                 row_scale[j].max(row_scale[k]),
-                &at,
+                &format!("{what} Hessian ({j}, {k})"),
             );
         }
     }
@@ -172,51 +201,48 @@ fn min_relative_eigenvalue(m: &DMatrix<f64>) -> f64 {
     eig.min() / eig.amax().max(1e-300)
 }
 
-/// A step state with x̃ = `x_tilde`, xⁿ = `x_n` and the friction bounds given.
-fn state<'a>(
-    x_tilde: &'a [V2],
-    x_n: &'a [V2],
-    kinetic: &'a [f64],
-    stat: &'a [f64],
-) -> StepState<'a> {
+fn state<'a, const D: usize>(x_tilde: &'a [V<D>], x_n: &'a [V<D>], h: f64) -> StepState<'a, D> {
     StepState {
         x_tilde,
         x_n,
-        mu_lambda_kinetic: kinetic,
-        mu_lambda_static: stat,
+        h,
+        time: h,
     }
 }
 
-#[test]
-fn inertia_and_gravity() {
+fn inertia_and_gravity<const D: usize>() {
     let mut r = rng();
     let n = 6;
-    let mut random = || V2::new(r.random_range(-2.0..2.0), r.random_range(-2.0..2.0));
-    let x: Vec<V2> = (0..n).map(|_| random()).collect();
-    let x_tilde: Vec<V2> = (0..n).map(|_| random()).collect();
+    let x: Vec<V<D>> = (0..n).map(|_| random(&mut r, 2.0)).collect();
+    let x_tilde: Vec<V<D>> = (0..n).map(|_| random(&mut r, 2.0)).collect();
     let mass: Vec<f64> = (0..n).map(|i| 1.0 + 15.0 * i as f64).collect();
-    let (zeros, no_mu) = (vec![V2::zeros(); n], vec![0.0; n]);
-    let step = state(&x_tilde, &zeros, &no_mu, &no_mu);
+    let zeros = vec![V::<D>::zeros(); n];
+    let step = state(&x_tilde, &zeros, 0.01);
     // Quadratic and linear: no truncation error; δ = 1e-5 m keeps the rounding error
     // (ε ~ 1e-16 of E ≲ 10³ J, over 2δ) under 1e-8 N.
     let delta = vec![1e-5; n];
-    check_energy(&InertiaEnergy::new(mass.clone()), &x, &step, &delta, &mass);
-    let gravity = GravityEnergy::new(mass.clone(), V2::new(0.0, -9.81));
+    check_energy::<D>(&InertiaEnergy::new(mass.clone()), &x, &step, &delta, &mass);
+    let mut g = V::<D>::zeros();
+    g[D - 1] = -9.81;
+    let gravity = GravityEnergy::new(mass.clone(), g);
     check_energy(&gravity, &x, &step, &delta, &vec![0.0; n]);
     assert!(gravity.is_linear());
     assert_eq!(dense_hessian(&gravity, &x, &step, 1.0, false).amax(), 0.0);
 }
 
 #[test]
-fn springs_stretched_and_compressed() {
+fn inertia_and_gravity_in_2d_and_3d() {
+    inertia_and_gravity::<2>();
+    inertia_and_gravity::<3>();
+}
+
+fn springs<const D: usize>() {
     let mut r = rng();
     let k = 2e4;
     // Six nodes, nine springs sharing nodes (so their blocks overlap), each at its own
     // stretch: from 0.3 of its rest length (compressed; H_d indefinite) to 1.7 (stretched).
     let n = 6;
-    let x: Vec<V2> = (0..n)
-        .map(|_| V2::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0)))
-        .collect();
+    let x: Vec<V<D>> = (0..n).map(|_| random(&mut r, 1.0)).collect();
     let edges = vec![
         [0, 1],
         [1, 2],
@@ -234,8 +260,8 @@ fn springs_stretched_and_compressed() {
         .zip(stretch)
         .map(|(&[a, b], s)| (x[a] - x[b]).norm_squared() / (s * s))
         .collect();
-    let (zeros, no_mu) = (vec![V2::zeros(); n], vec![0.0; n]);
-    let step = state(&zeros, &zeros, &no_mu, &no_mu);
+    let zeros = vec![V::<D>::zeros(); n];
+    let step = state(&zeros, &zeros, 0.01);
     // Edges are longer than 0.05 m here; δ = 1e-7 m is ≤ 2e-6 of that: truncation ~1e-12
     // relative, rounding ε|E|/δ ~ 1e-16·10³/1e-7 ~ 1e-6 N against gradients of 10²–10⁴ N.
     let min_len = edges
@@ -245,63 +271,89 @@ fn springs_stretched_and_compressed() {
     assert!(min_len > 0.05, "the random nodes are apart: {min_len}");
     let delta = vec![1e-7; n];
     let exact = SpringEnergy::new(edges.clone(), rest_l2.clone(), k, Projection::None);
-    check_energy(&exact, &x, &step, &delta, &vec![0.0; n]);
-    assert!(!exact.hessian_is_psd());
+    check_energy::<D>(&exact, &x, &step, &delta, &vec![0.0; n]);
+    assert!(!Energy::<D>::hessian_is_psd(&exact));
     // The solver's projection: PSD, the fallback's too; and for stretched springs only (H_d
     // PSD already) the projection changes nothing but rounding.
     let clamped = SpringEnergy::new(edges.clone(), rest_l2.clone(), k, Projection::Clamp);
-    let h = dense_hessian(&clamped, &x, &step, 1.0, false);
+    let h = dense_hessian::<D>(&clamped, &x, &step, 1.0, false);
     assert!(min_relative_eigenvalue(&h) >= -PSD_REL_TOL);
-    assert!(min_relative_eigenvalue(&dense_hessian(&exact, &x, &step, 1.0, false)) < -0.01);
-    assert_eq!(h, dense_hessian(&exact, &x, &step, 1.0, true));
+    assert!(min_relative_eigenvalue(&dense_hessian::<D>(&exact, &x, &step, 1.0, false)) < -0.01);
+    assert_eq!(h, dense_hessian::<D>(&exact, &x, &step, 1.0, true));
     let stretched: Vec<usize> = (0..edges.len()).filter(|&e| stretch[e] > 1.0).collect();
     let pick_edges: Vec<[usize; 2]> = stretched.iter().map(|&e| edges[e]).collect();
     let pick_l2: Vec<f64> = stretched.iter().map(|&e| rest_l2[e]).collect();
     let of = |p: Projection| {
         let term = SpringEnergy::new(pick_edges.clone(), pick_l2.clone(), k, p);
-        dense_hessian(&term, &x, &step, 1.0, false)
+        dense_hessian::<D>(&term, &x, &step, 1.0, false)
     };
     let (a, b) = (of(Projection::Clamp), of(Projection::None));
     assert!((a - &b).amax() <= 1e-12 * b.amax());
 }
 
-fn slope() -> (V2, V2) {
-    (V2::new(0.1, 1.0).normalize(), V2::new(0.0, -1.0))
+#[test]
+fn springs_stretched_and_compressed_in_2d_and_3d() {
+    springs::<2>();
+    springs::<3>();
 }
 
-#[test]
-fn barriers_inside_and_outside_dhat() {
-    let (normal, point) = slope();
-    let tangent = V2::new(normal.y, -normal.x);
+/// A tilted unit normal in D dimensions (the book's slope in 2D).
+fn slope_normal<const D: usize>() -> V<D> {
+    V::<D>::from_fn(|i, _| [0.1, 1.0, 0.3][if D == 2 { i } else { [0, 2, 1][i] }]).normalize()
+}
+
+/// Node × half-space pairs of every node of `x` against `plane`, contact area `area`.
+fn plane_pairs<const D: usize>(plane: HalfSpace<D>, n: usize, area: f64) -> Vec<PlaneVertex<D>> {
+    (0..n)
+        .map(|node| PlaneVertex {
+            node,
+            vertex: node,
+            area,
+            body: 0,
+            plane: 0,
+            obstacle: 1,
+            half_space: plane,
+        })
+        .collect()
+}
+
+fn barriers<const D: usize>() {
+    let normal = slope_normal::<D>();
+    let point = -normal;
+    let tangent = tangent_basis(&normal).column(0).into_owned();
     // Distances over d̂ from 0.05 to 0.99 (active; the book's kind is only C¹ at d̂, so none
     // within 1 % of it) and beyond d̂ (inactive: zero energy, force and stiffness).
     let over_dhat = [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1.01, 1.5, 3.0];
     let n = over_dhat.len();
-    let (zeros, no_mu) = (vec![V2::zeros(); n], vec![0.0; n]);
-    let step = state(&zeros, &zeros, &no_mu, &no_mu);
+    let zeros = vec![V::<D>::zeros(); n];
+    let step = state(&zeros, &zeros, 0.01);
     for kind in [BarrierKind::Book, BarrierKind::Ipc] {
-        let bar = Barrier {
-            normal,
-            point,
+        let params = BarrierParams {
             dhat: 0.01,
             kappa: 1e5,
             kind,
         };
-        let x: Vec<V2> = over_dhat
+        let x: Vec<V<D>> = over_dhat
             .iter()
             .enumerate()
-            .map(|(i, s)| point + normal * (s * bar.dhat) + tangent * (0.3 * i as f64 - 1.0))
+            .map(|(i, s)| point + normal * (s * params.dhat) + tangent * (0.3 * i as f64 - 1.0))
             .collect();
         // δ = 1e-4 of the distance to the slope and to d̂: no difference reaches either, and
         // the truncation error (relative ~δ²/d²) is ~1e-8.
         let delta: Vec<f64> = over_dhat
             .iter()
-            .map(|s| 1e-4 * bar.dhat * s.min((s - 1.0).abs()))
+            .map(|s| 1e-4 * params.dhat * s.min((s - 1.0).abs()))
             .collect();
-        let term = BarrierEnergy::new(bar, vec![0.25; n]);
-        check_energy(&term, &x, &step, &delta, &vec![0.0; n]);
-        let grad = node_gradient(&term, &x, &step, 1.0);
-        let hess = dense_hessian(&term, &x, &step, 1.0, false);
+        let plane = HalfSpace::new(normal, point);
+        let term = BarrierPotential::with_candidates(params, plane_pairs(plane, n, 0.25), &x);
+        assert_eq!(
+            term.active().len(),
+            7,
+            "{kind:?}: the seven within d̂ are the elements"
+        );
+        check_energy::<D>(&term, &x, &step, &delta, &vec![0.0; n]);
+        let grad = node_gradient::<D>(&term, &x, &step, 1.0);
+        let hess = dense_hessian::<D>(&term, &x, &step, 1.0, false);
         assert!(
             min_relative_eigenvalue(&hess) >= -PSD_REL_TOL,
             "{kind:?}: PSD"
@@ -309,96 +361,269 @@ fn barriers_inside_and_outside_dhat() {
         for (i, s) in over_dhat.iter().enumerate() {
             let inside = *s < 1.0;
             assert_eq!(
-                grad[i] != V2::zeros(),
+                grad[i] != V::<D>::zeros(),
                 inside,
                 "{kind:?}: force only inside d̂"
             );
             assert_eq!(
-                hess[(2 * i, 2 * i)] > 0.0,
+                hess[(D * i, D * i)] > 0.0,
                 inside,
                 "{kind:?}: stiffness inside d̂"
             );
         }
-        let outside = BarrierEnergy::new(bar, vec![0.25; 3]);
+        let outside =
+            BarrierPotential::with_candidates(params, plane_pairs(plane, 3, 0.25), &x[7..]);
         assert_eq!(
             outside.value(&x[7..], &step, 1.0),
             0.0,
             "no energy outside d̂"
         );
+        assert!(outside.active().is_empty());
     }
 }
 
 #[test]
-fn friction_sticking_in_transition_and_slipping() {
+fn barriers_inside_and_outside_dhat_in_2d_and_3d() {
+    barriers::<2>();
+    barriers::<3>();
+}
+
+/// A curved pair written here, to reach the barrier's general path (b″ ∇d∇dᵀ + b′ ∇²d,
+/// projected): two nodes at the unsigned distance d = ‖x_a − x_b‖, ∇d = (u, −u) with
+/// u = (x_a − x_b)/d, ∇²d = [[P, −P], [−P, P]] with P = (I − u uᵀ)/d.
+#[derive(Clone, Copy, Debug)]
+struct PointPoint {
+    a: usize,
+    b: usize,
+}
+
+impl<const D: usize> ContactPair<D> for PointPoint {
+    const NODES: usize = 2;
+    const LINEAR: bool = false;
+    fn nodes(&self) -> [usize; MAX_STENCIL] {
+        [self.a, self.b, 0, 0]
+    }
+    fn key(&self) -> u64 {
+        ((self.a as u64) << 32) | self.b as u64
+    }
+    fn area(&self) -> f64 {
+        0.25
+    }
+    fn bodies(&self) -> (usize, usize) {
+        (0, 1)
+    }
+    fn distance(&self, x: &[V<D>]) -> f64 {
+        (x[self.a] - x[self.b]).norm()
+    }
+    fn distance_gradient(&self, x: &[V<D>], out: &mut [V<D>; MAX_STENCIL]) {
+        let u = (x[self.a] - x[self.b]).normalize();
+        out[0] = u;
+        out[1] = -u;
+    }
+    fn distance_hessian(&self, x: &[V<D>], out: &mut [f64]) {
+        let d = x[self.a] - x[self.b];
+        let u = d.normalize();
+        let p = (nalgebra::SMatrix::<f64, D, D>::identity() - u * u.transpose()) / d.norm();
+        let n = 2 * D;
+        for c in 0..n {
+            for r in 0..n {
+                let sign = if (r < D) == (c < D) { 1.0 } else { -1.0 };
+                out[n * c + r] = sign * p[(r % D, c % D)];
+            }
+        }
+    }
+    fn frame(&self, x: &[V<D>]) -> TangentFrame<D> {
+        let u = (x[self.a] - x[self.b]).normalize();
+        TangentFrame {
+            basis: tangent_basis(&u),
+            normal: u,
+            weights: [1.0, -1.0, 0.0, 0.0],
+            surface_velocity: V::<D>::zeros(),
+        }
+    }
+    fn max_step(&self, x: &[V<D>], p: &[V<D>], fraction: f64) -> f64 {
+        let closing = (p[self.a] - p[self.b]).norm();
+        if closing == 0.0 {
+            1.0
+        } else {
+            (fraction * self.distance(x) / closing).min(1.0)
+        }
+    }
+}
+
+/// The exact Hessian of a barrier through the harness: a wrapper whose `hessian` is
+/// [`BarrierPotential::exact_hessian`], everything else the term's own.
+struct ExactBarrier<const D: usize, P>(BarrierPotential<D, P>);
+
+impl<const D: usize, P: ContactPair<D>> Energy<D> for ExactBarrier<D, P> {
+    fn name(&self) -> &'static str {
+        "barrier (exact Hessian)"
+    }
+    fn elements(&self) -> stickslip::energy::Elements<'_> {
+        self.0.elements()
+    }
+    fn value(&self, x: &[V<D>], step: &StepState<D>, w: f64) -> f64 {
+        self.0.value(x, step, w)
+    }
+    fn gradient(&self, x: &[V<D>], step: &StepState<D>, w: f64, out: &mut [V<D>]) {
+        self.0.gradient(x, step, w, out)
+    }
+    fn hessian(&self, x: &[V<D>], _step: &StepState<D>, w: f64, out: &mut [f64]) {
+        self.0.exact_hessian(x, w, out)
+    }
+    fn hessian_is_psd(&self) -> bool {
+        false
+    }
+}
+
+fn curved_barrier<const D: usize>() {
     let mut r = rng();
-    let (normal, _) = slope();
-    let tangent = V2::new(normal.y, -normal.x);
-    let fr = Friction {
-        normal,
-        eps_v: 1e-3,
-        h: 0.01,
+    // Three pairs of nodes at 0.2, 0.5 and 0.8 d̂ apart in random directions, and one at 2 d̂.
+    let dhat = 0.01;
+    let mut x = vec![];
+    let mut pairs = vec![];
+    for (k, s) in [0.2, 0.5, 0.8, 2.0].iter().enumerate() {
+        let a = random::<D>(&mut r, 1.0);
+        let u = random::<D>(&mut r, 1.0).normalize();
+        x.push(a);
+        x.push(a + u * (s * dhat));
+        pairs.push(PointPoint {
+            a: 2 * k,
+            b: 2 * k + 1,
+        });
+    }
+    let params = BarrierParams {
+        dhat,
+        kappa: 1e5,
+        kind: BarrierKind::Ipc,
     };
+    let term = BarrierPotential::with_candidates(params, pairs, &x);
+    assert_eq!(term.active().len(), 3);
+    let zeros = vec![V::<D>::zeros(); x.len()];
+    let step = state(&zeros, &zeros, 0.01);
+    // δ = 1e-6 d̂ ≤ 5e-6 of the smallest distance.
+    let exact = ExactBarrier(term.clone());
+    check_energy::<D>(
+        &exact,
+        &x,
+        &step,
+        &vec![1e-6 * dhat; x.len()],
+        &vec![0.0; x.len()],
+    );
+    // b′ ∇²d is negative semi-definite: the exact blocks are indefinite, the solver's PSD.
+    assert!(min_relative_eigenvalue(&dense_hessian::<D>(&exact, &x, &step, 1.0, false)) < -1e-3);
+    assert!(
+        min_relative_eigenvalue(&dense_hessian::<D>(&term, &x, &step, 1.0, false)) >= -PSD_REL_TOL
+    );
+}
+
+#[test]
+fn a_curved_pair_takes_the_barriers_general_path_in_2d_and_3d() {
+    curved_barrier::<2>();
+    curved_barrier::<3>();
+}
+
+fn friction<const D: usize>() {
+    let mut r = rng();
+    let normal = slope_normal::<D>();
+    let (eps_v, h) = (1e-3, 0.01);
     // Tangential speeds over ε_v: sticking below 1, the static-to-kinetic transition in
     // (1, 2), slipping beyond; none within 10 % of the kinks at 1 and 2 (C¹ only there). The
-    // last node has no normal force, so no friction.
+    // last node has no collision, so no friction.
     let over_eps = [0.05, 0.5, 0.9, 1.2, 1.5, 1.8, 3.0, 20.0, 100.0, 0.7];
     let n = over_eps.len();
-    let x_n: Vec<V2> = (0..n)
-        .map(|_| V2::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0)))
-        .collect();
-    let x: Vec<V2> = over_eps
+    let x_n: Vec<V<D>> = (0..n).map(|_| random(&mut r, 1.0)).collect();
+    let basis = tangent_basis(&normal);
+    let x: Vec<V<D>> = over_eps
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
-            // A normal component too, which friction must ignore.
-            let v = tangent * (s * fr.eps_v * sign) + normal * r.random_range(-0.1..0.1);
-            x_n[i] + v * fr.h
+            // A random tangent direction, and a normal component too, which friction must
+            // ignore.
+            let a: f64 = r.random_range(0.0..std::f64::consts::TAU);
+            let mut dir = basis.column(0) * a.cos();
+            if D == 3 {
+                dir += basis.column(1) * a.sin();
+            }
+            let dir = dir.normalize();
+            let v = dir * (s * eps_v) + normal * r.random_range(-0.1..0.1);
+            x_n[i] + v * h
         })
         .collect();
     // δx moves v by δx/h: ≤ 1e-4 of the speed and of its distance to either kink.
     let delta: Vec<f64> = over_eps
         .iter()
-        .map(|s| 1e-4 * fr.eps_v * fr.h * s.min((s - 1.0).abs()).min((s - 2.0).abs()))
+        .map(|s| 1e-4 * eps_v * h * s.min((s - 1.0).abs()).min((s - 2.0).abs()))
         .collect();
-    let zeros = vec![V2::zeros(); n];
-    let mut kinetic = vec![30.0; n];
-    kinetic[n - 1] = 0.0;
+    let lambda = 300.0;
+    let zeros = vec![V::<D>::zeros(); n];
+    let step = state(&zeros, &x_n, h);
     for (label, stat_over_kinetic) in [("one μ", 1.0), ("μ_s = 4 μ_k", 4.0)] {
-        let stat: Vec<f64> = kinetic.iter().map(|k| k * stat_over_kinetic).collect();
-        let step = state(&zeros, &x_n, &kinetic, &stat);
+        let mu = Coefficients {
+            mu_static: 0.1 * stat_over_kinetic,
+            mu_kinetic: 0.1,
+        };
+        let collisions: Vec<TangentialCollision<D>> = (0..n - 1)
+            .map(|i| TangentialCollision {
+                nodes: [i, 0, 0, 0],
+                key: i as u64,
+                frame: TangentFrame {
+                    basis,
+                    normal,
+                    weights: [1.0, 0.0, 0.0, 0.0],
+                    surface_velocity: V::<D>::zeros(),
+                },
+                normal_force: lambda,
+                coefficients: mu,
+            })
+            .collect();
+        let of = |projection| {
+            FrictionPotential::with_collisions(
+                FrictionParams {
+                    eps_v,
+                    projection,
+                    stick_filter: false,
+                },
+                1,
+                collisions.clone(),
+            )
+        };
+        let (exact, projected) = (of(Projection::None), of(Projection::Clamp));
         // The Hessian's terms are of size μ_sλ (f₁/y)/h per node.
         let floor: Vec<f64> = over_eps
             .iter()
-            .zip(&stat)
-            .map(|(s, ml)| ml / fr.h * f1_over_y(s * fr.eps_v, fr.eps_v))
+            .map(|s| mu.mu_static * lambda / h * f1_over_y(s * eps_v, eps_v))
             .collect();
-        let exact = FrictionEnergy::new(fr, n, Projection::None);
-        check_energy(&exact, &x, &step, &delta, &floor);
-        let grad = node_gradient(&exact, &x, &step, 1.0);
+        check_energy::<D>(&exact, &x, &step, &delta, &floor);
+        let grad = node_gradient::<D>(&exact, &x, &step, 1.0);
         assert_eq!(
             grad[n - 1],
-            V2::zeros(),
-            "{label}: no normal force, no friction"
+            V::<D>::zeros(),
+            "{label}: no collision, no friction"
         );
         // The solver's projection is PSD and equals the exact Hessian outside the transition
-        // (its inner 2×2 is PSD there in exact arithmetic) up to rounding; inside it, with
+        // (its inner block is PSD there in exact arithmetic) up to rounding; inside it, with
         // μ_s > μ_k, the force falls with speed and the projection changes the Hessian.
-        let projected = FrictionEnergy::new(fr, n, Projection::Clamp);
-        let hp = dense_hessian(&projected, &x, &step, 1.0, false);
-        let he = dense_hessian(&exact, &x, &step, 1.0, false);
-        assert_eq!(hp, dense_hessian(&exact, &x, &step, 1.0, true));
+        let hp = dense_hessian::<D>(&projected, &x, &step, 1.0, false);
+        let he = dense_hessian::<D>(&exact, &x, &step, 1.0, false);
+        assert_eq!(hp, dense_hessian::<D>(&exact, &x, &step, 1.0, true));
         let mut changed = false;
         for (i, s) in over_eps.iter().enumerate() {
-            let block = |m: &DMatrix<f64>| Matrix2::from_fn(|r, c| m[(2 * i + r, 2 * i + c)]);
+            let block = |m: &DMatrix<f64>| m.view((D * i, D * i), (D, D)).into_owned();
             let (bp, be) = (block(&hp), block(&he));
-            let min = bp.symmetric_eigenvalues().min();
-            assert!(min >= -PSD_REL_TOL * floor[i], "{label}, node {i}: {min}");
+            let min = nalgebra::SymmetricEigen::new(bp.clone()).eigenvalues.min();
+            assert!(
+                min >= -PSD_REL_TOL * floor[i],
+                "D = {D}, {label}, node {i}: {min}"
+            );
             if (1.0..2.0).contains(s) && stat_over_kinetic > 1.0 {
                 changed |= (bp - be).amax() > 1e-6 * floor[i];
             } else {
                 let err = (bp - be).amax();
-                assert!(err <= 1e-9 * floor[i], "{label}, node {i}: {err:e}");
+                assert!(
+                    err <= 1e-9 * floor[i],
+                    "D = {D}, {label}, node {i}: {err:e}"
+                );
             }
         }
         assert_eq!(
@@ -409,29 +634,35 @@ fn friction_sticking_in_transition_and_slipping() {
     }
 }
 
+#[test]
+fn friction_sticking_in_transition_and_slipping_in_2d_and_3d() {
+    friction::<2>();
+    friction::<3>();
+}
+
 /// A term that is another one with its gradient or its Hessian off by a relative 1e-3: the
 /// harness must reject both (a check that passes whatever the derivatives are asserts nothing).
-struct Skewed<'a> {
-    term: &'a dyn Energy,
+struct Skewed<'a, const D: usize> {
+    term: &'a dyn Energy<D>,
     gradient_factor: f64,
     hessian_factor: f64,
 }
 
-impl Energy for Skewed<'_> {
+impl<const D: usize> Energy<D> for Skewed<'_, D> {
     fn name(&self) -> &'static str {
         "skewed"
     }
     fn elements(&self) -> stickslip::energy::Elements<'_> {
         self.term.elements()
     }
-    fn value(&self, x: &[V2], step: &StepState, weight: f64) -> f64 {
+    fn value(&self, x: &[V<D>], step: &StepState<D>, weight: f64) -> f64 {
         self.term.value(x, step, weight)
     }
-    fn gradient(&self, x: &[V2], step: &StepState, weight: f64, out: &mut [V2]) {
+    fn gradient(&self, x: &[V<D>], step: &StepState<D>, weight: f64, out: &mut [V<D>]) {
         self.term
             .gradient(x, step, weight * self.gradient_factor, out);
     }
-    fn hessian(&self, x: &[V2], step: &StepState, weight: f64, out: &mut [f64]) {
+    fn hessian(&self, x: &[V<D>], step: &StepState<D>, weight: f64, out: &mut [f64]) {
         self.term
             .hessian(x, step, weight * self.hessian_factor, out);
     }
@@ -439,28 +670,31 @@ impl Energy for Skewed<'_> {
 
 #[test]
 fn the_harness_rejects_a_gradient_or_hessian_off_by_a_thousandth() {
-    let (normal, point) = slope();
-    let bar = Barrier {
-        normal,
-        point,
+    let normal = slope_normal::<2>();
+    let point = -normal;
+    let params = BarrierParams {
         dhat: 0.01,
         kappa: 1e5,
         kind: BarrierKind::Book,
     };
     let x = vec![point + normal * 0.005];
-    let (zeros, no_mu) = (vec![V2::zeros(); 1], vec![0.0; 1]);
-    let step = state(&zeros, &zeros, &no_mu, &no_mu);
-    let term = BarrierEnergy::new(bar, vec![0.25]);
+    let zeros = vec![Vec2::zeros(); 1];
+    let step = state(&zeros, &zeros, 0.01);
+    let term = BarrierPotential::with_candidates(
+        params,
+        plane_pairs(HalfSpace::new(normal, point), 1, 0.25),
+        &x,
+    );
     let delta = [1e-4 * 0.005];
-    check_energy(&term, &x, &step, &delta, &[0.0]);
+    check_energy::<2>(&term, &x, &step, &delta, &[0.0]);
     for (g, h) in [(1.001, 1.0), (1.0, 1.001)] {
-        let skewed = Skewed {
+        let skewed = Skewed::<2> {
             term: &term,
             gradient_factor: g,
             hessian_factor: h,
         };
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            check_energy(&skewed, &x, &step, &delta, &[0.0])
+            check_energy::<2>(&skewed, &x, &step, &delta, &[0.0])
         }));
         assert!(
             caught.is_err(),
@@ -469,31 +703,93 @@ fn the_harness_rejects_a_gradient_or_hessian_off_by_a_thousandth() {
     }
 }
 
-/// The gradient and Hessian `Simulation` assembles for its linear solve (sparse pattern,
-/// projected blocks, every term scaled as in E) against central differences of the E that its
-/// line search evaluates (`energy_at`), at one step of the μ = 0.11 case set up by hand: the
-/// square aligned with the slope, stretched 2 % (so every spring's Hessian is PSD and the
-/// projection changes nothing: the assembled Hessian must then be the exact one), its bottom
-/// row inside d̂ (barrier and lagged friction active) with slip speeds below and above ε_v.
+/// The gradient and Hessian `sim` assembles for its linear solve (sparse pattern over the free
+/// degrees of freedom, projected blocks, every term scaled as in E) at `x`, against central
+/// differences of the E its line search evaluates (`energy_at`), with step `delta` (m). Each
+/// Hessian entry is compared against the scale sqrt(H_jj H_kk) that bounds it in a PSD matrix:
+/// so a spring entry (~h²k) between two free nodes is checked at its own size, not at the
+/// barrier's of the contact nodes. Returns the number of free degrees of freedom.
+fn assembled_system_matches<const D: usize>(
+    sim: &mut Simulation<D>,
+    x: &[V<D>],
+    delta: f64,
+) -> usize {
+    let (grad, lower) = sim.assembled_gradient_and_hessian(x).unwrap();
+    let free = lower.nrows();
+    let mut hess = DMatrix::<f64>::zeros(free, free);
+    for (row, col, v) in lower.triplet_iter() {
+        hess[(row, col)] = *v;
+        hess[(col, row)] = *v;
+    }
+    // The free degrees of freedom: those the drivers leave alone, in order (the system's rows).
+    let mut prescribed = vec![false; D * x.len()];
+    for d in sim.drivers() {
+        for &node in d.nodes() {
+            for (c, on) in d.axes().iter().enumerate() {
+                prescribed[D * node + c] |= *on;
+            }
+        }
+    }
+    let free_dofs: Vec<usize> = (0..D * x.len()).filter(|&k| !prescribed[k]).collect();
+    assert_eq!(free_dofs.len(), free);
+    let perturbed = |k: usize, sign: f64| {
+        let mut y = x.to_vec();
+        y[k / D][k % D] += sign * delta;
+        y
+    };
+    let g_scale = grad.iter().map(|g| g.amax()).fold(0.0, f64::max);
+    let mut fd_hess = DMatrix::<f64>::zeros(free, free);
+    for (col, &k) in free_dofs.iter().enumerate() {
+        let (xp, xm) = (perturbed(k, 1.0), perturbed(k, -1.0));
+        let fd = (sim.energy_at(&xp) - sim.energy_at(&xm)) / (2.0 * delta);
+        close(
+            grad[k / D][k % D],
+            fd,
+            g_scale,
+            &format!("D = {D}: assembled gradient, dof {k}"),
+        );
+        let (gp, _) = sim.assembled_gradient_and_hessian(&xp).unwrap();
+        let (gm, _) = sim.assembled_gradient_and_hessian(&xm).unwrap();
+        for (row, &j) in free_dofs.iter().enumerate() {
+            fd_hess[(row, col)] = (gp[j / D][j % D] - gm[j / D][j % D]) / (2.0 * delta);
+        }
+    }
+    for j in 0..free {
+        for k in 0..free {
+            let scale = (hess[(j, j)] * hess[(k, k)]).sqrt();
+            close(
+                hess[(j, k)],
+                fd_hess[(j, k)],
+                scale,
+                &format!("D = {D}: assembled Hessian ({j}, {k})"),
+            );
+        }
+    }
+    free
+}
+
+/// The book's μ = 0.11 case set up by hand at one step: the square aligned with the slope,
+/// stretched 2 % (so every spring's Hessian is PSD and the projection changes nothing: the
+/// assembled Hessian must then be the exact one), its bottom row inside d̂ (barrier and lagged
+/// friction active) with slip speeds below and above ε_v.
 #[test]
-fn assembled_gradient_and_hessian_of_the_simulation() {
+fn assembled_gradient_and_hessian_of_the_slope() {
     use stickslip::scene::Scene;
-    use stickslip::solver::Simulation;
     let scene = Scene::load(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"),
     )
     .unwrap();
     let (dhat, eps_v, h) = (scene.dhat, scene.eps_v, scene.h);
     let n = scene.normal;
-    let t = V2::new(n.y, -n.x);
+    let t = Vec2::new(n.y, -n.x);
     let o = scene.point;
-    let mut sim = Simulation::new(scene).unwrap();
+    let (system, mesh) = scene.system();
+    let mut sim = Simulation::new(system).unwrap();
     let mut r = rng();
     // Rest positions relative to the square's centre, rotated so the rest x axis runs along
     // the slope's tangent and y along its normal, stretched 2 %.
-    let c0 = sim.mesh.x0.iter().sum::<V2>() / sim.mesh.len() as f64;
-    let local: Vec<V2> = sim
-        .mesh
+    let c0 = mesh.x0.iter().sum::<Vec2>() / mesh.len() as f64;
+    let local: Vec<Vec2> = mesh
         .x0
         .iter()
         .map(|x| {
@@ -507,7 +803,7 @@ fn assembled_gradient_and_hessian_of_the_simulation() {
         .fold(f64::INFINITY, f64::min);
     // Bottom row at 0.4 d̂ from the slope; every node jittered by ±0.1 d̂ = 1 mm, under the
     // 2 % stretch of the shortest edge (5 mm), so every spring stays stretched.
-    let x_n: Vec<V2> = local
+    let x_n: Vec<Vec2> = local
         .iter()
         .map(|q| {
             o + n * (0.4 * dhat - lowest)
@@ -522,7 +818,7 @@ fn assembled_gradient_and_hessian_of_the_simulation() {
     assert_eq!(bottom.len(), 5, "the bottom row, and only it, inside d̂");
     sim.x = x_n.clone();
     sim.v = (0..x_n.len())
-        .map(|_| V2::new(r.random_range(-0.5..0.5), r.random_range(-0.5..0.5)))
+        .map(|_| Vec2::new(r.random_range(-0.5..0.5), r.random_range(-0.5..0.5)))
         .collect();
     sim.begin_step();
     // The evaluation point x = xⁿ + h w: the bottom row slips along the slope at 0.2, 0.5,
@@ -535,78 +831,127 @@ fn assembled_gradient_and_hessian_of_the_simulation() {
                 t * slips[k] * eps_v * if k % 2 == 0 { 1.0 } else { -1.0 }
                     + n * r.random_range(-5e-4..5e-4)
             }
-            None => V2::new(r.random_range(-0.1..0.1), r.random_range(-0.1..0.1)),
+            None => Vec2::new(r.random_range(-0.1..0.1), r.random_range(-0.1..0.1)),
         };
         *xi += w * h;
-    }
-    let dofs = 2 * x.len();
-    let (grad, lower) = sim.assembled_gradient_and_hessian(&x);
-    let mut hess = nalgebra::DMatrix::<f64>::zeros(dofs, dofs);
-    for (row, col, v) in lower.triplet_iter() {
-        hess[(row, col)] = *v;
-        hess[(col, row)] = *v;
     }
     // δ = 1e-8 m: the slip changes by δ/h = 1e-6 m/s ≤ 0.005 ε_v, far from the kink; the
     // rounding error of E (|E| ~ 1 kg·m², ε ~ 1e-16) over 2δ is ~1e-8, under 1e-6 of the
     // gradient's scale; the truncation error (δ² times the third derivative, over 6) is
     // smaller still.
-    let delta = 1e-8;
-    let perturbed = |k: usize, sign: f64| {
-        let mut y = x.clone();
-        y[k / 2][k % 2] += sign * delta;
-        y
+    assert_eq!(assembled_system_matches(&mut sim, &x, 1e-8), 50);
+}
+
+/// A mass-spring tetrahedron on a tilted plane in 3D, three nodes inside d̂ sliding at speeds
+/// below and above ε_v with static and kinetic μ and implicit lagging's settings, the apex
+/// driven (its three degrees of freedom eliminated): the assembled gradient and Hessian over
+/// the nine free degrees of freedom against finite differences of E.
+#[test]
+fn assembled_gradient_and_hessian_of_a_tetrahedron_in_3d() {
+    let (dhat, eps_v, h) = (0.01, 1e-3, 0.01);
+    let normal = slope_normal::<3>();
+    let basis = tangent_basis(&normal);
+    let (t1, t2) = (basis.column(0).into_owned(), basis.column(1).into_owned());
+    let base = [(0.0, 0.0), (0.3, 0.0), (0.1, 0.25)];
+    let mut x0: Vec<V<3>> = base
+        .iter()
+        .enumerate()
+        .map(|(i, (a, b))| t1 * *a + t2 * *b + normal * (dhat * (0.3 + 0.2 * i as f64)))
+        .collect();
+    x0.push(t1 * 0.12 + t2 * 0.08 + normal * 0.25);
+    let settings = SolverSettings {
+        h,
+        tol: 1e-6,
+        max_iterations: 50,
+        max_halvings: 40,
+        filter_fraction: 0.9,
+        lagging: Lagging::Implicit,
+        lagging_tol: 1e-6,
+        max_lagging: 5,
     };
-    let g_scale = grad.iter().map(|g| g.amax()).fold(0.0, f64::max);
-    let mut fd_hess = nalgebra::DMatrix::<f64>::zeros(dofs, dofs);
-    for k in 0..dofs {
-        let (xp, xm) = (perturbed(k, 1.0), perturbed(k, -1.0));
-        let fd = (sim.energy_at(&xp) - sim.energy_at(&xm)) / (2.0 * delta);
-        close(
-            grad[k / 2][k % 2],
-            fd,
-            g_scale,
-            &format!("assembled gradient, dof {k}"),
-        );
-        let (gp, _) = sim.assembled_gradient_and_hessian(&xp);
-        let (gm, _) = sim.assembled_gradient_and_hessian(&xm);
-        for j in 0..dofs {
-            fd_hess[(j, k)] = (gp[j / 2][j % 2] - gm[j / 2][j % 2]) / (2.0 * delta);
-        }
+    let mut b = SystemBuilder::<3>::new(settings);
+    let mass = [0.5, 0.7, 0.6, 0.4];
+    let mut r = rng();
+    let v0: Vec<V<3>> = (0..4).map(|_| random(&mut r, 0.3)).collect();
+    b.add_nodes(&x0, &v0, &mass);
+    let edges = vec![[0, 1], [1, 2], [2, 0], [0, 3], [1, 3], [2, 3]];
+    let rest_l2 = edges
+        .iter()
+        .map(|&[a, c]| (x0[a] - x0[c]).norm_squared() / 1.03)
+        .collect();
+    b.add_potential(Box::new(SpringEnergy::new(
+        edges,
+        rest_l2,
+        500.0,
+        Projection::Clamp,
+    )));
+    b.add_potential(Box::new(GravityEnergy::new(
+        mass.to_vec(),
+        V::<3>::new(0.0, 0.0, -9.81),
+    )));
+    let mut surface = ContactSurface::default();
+    for node in 0..4 {
+        surface.push(node, 0.01, 0);
     }
-    // Each entry against the scale sqrt(H_jj H_kk) that bounds it in a PSD matrix: so a spring
-    // entry (~h²k = 2) between two free nodes is checked at its own size, not at the barrier's
-    // (~10⁵) of the bottom row.
-    for j in 0..dofs {
-        for k in 0..dofs {
-            let scale = (hess[(j, j)] * hess[(k, k)]).sqrt();
-            close(
-                hess[(j, k)],
-                fd_hess[(j, k)],
-                scale,
-                &format!("assembled Hessian ({j}, {k})"),
-            );
-        }
+    let mut table = FrictionTable::uniform(Coefficients {
+        mu_static: 0.4,
+        mu_kinetic: 0.2,
+    });
+    table.bodies = 1;
+    let mut stage = ContactStage::new(
+        BarrierParams {
+            dhat,
+            kappa: 1e4,
+            kind: BarrierKind::Ipc,
+        },
+        FrictionParams {
+            eps_v,
+            projection: Projection::Clamp,
+            stick_filter: true,
+        },
+        table,
+    );
+    stage.add_half_spaces(surface, &[HalfSpace::new(normal, V::<3>::zeros())]);
+    b.set_contact(stage);
+    b.add_driver(Box::new(LinearMotion::new(
+        "apex",
+        vec![3],
+        vec![x0[3]],
+        V::<3>::new(0.1, 0.0, 0.0),
+        [true; 3],
+    )));
+    let mut sim = Simulation::new(b.build().unwrap()).unwrap();
+    sim.begin_step();
+    let x_n = sim.previous_positions().to_vec();
+    // The base slides at 0.3, 3 and 30 ε_v in different tangent directions; the apex is where
+    // its driver put it.
+    let mut x = sim.x.clone();
+    for (i, s) in [0.3, 3.0, 30.0].iter().enumerate() {
+        let a = 1.7 * i as f64;
+        x[i] =
+            x_n[i] + (t1 * a.cos() + t2 * a.sin()) * (s * eps_v * h) + normal * (1e-5 * i as f64);
     }
+    assert_eq!(assembled_system_matches(&mut sim, &x, 1e-9), 9);
 }
 
 /// The inversion barrier's exact (unprojected) Hessian through the harness: a wrapper whose
 /// `hessian` is [`InversionEnergy::exact_hessian`], everything else the term's own.
 struct ExactInversion(InversionEnergy);
 
-impl Energy for ExactInversion {
+impl Energy<2> for ExactInversion {
     fn name(&self) -> &'static str {
         "inversion (exact Hessian)"
     }
     fn elements(&self) -> stickslip::energy::Elements<'_> {
         self.0.elements()
     }
-    fn value(&self, x: &[V2], step: &StepState, w: f64) -> f64 {
+    fn value(&self, x: &[Vec2], step: &StepState<2>, w: f64) -> f64 {
         self.0.value(x, step, w)
     }
-    fn gradient(&self, x: &[V2], step: &StepState, w: f64, out: &mut [V2]) {
+    fn gradient(&self, x: &[Vec2], step: &StepState<2>, w: f64, out: &mut [Vec2]) {
         self.0.gradient(x, step, w, out)
     }
-    fn hessian(&self, x: &[V2], _step: &StepState, w: f64, out: &mut [f64]) {
+    fn hessian(&self, x: &[Vec2], _step: &StepState<2>, w: f64, out: &mut [f64]) {
         self.0.exact_hessian(x, w, out)
     }
     fn hessian_is_psd(&self) -> bool {
@@ -618,8 +963,8 @@ impl Energy for ExactInversion {
 fn inversion_barrier_squashed_and_at_rest() {
     let mut r = rng();
     let (n_seg, cell) = (2, 0.5);
-    let x0: Vec<V2> = (0..=n_seg)
-        .flat_map(|i| (0..=n_seg).map(move |j| V2::new(i as f64 * cell, j as f64 * cell)))
+    let x0: Vec<Vec2> = (0..=n_seg)
+        .flat_map(|i| (0..=n_seg).map(move |j| Vec2::new(i as f64 * cell, j as f64 * cell)))
         .collect();
     let constants = Inversion {
         kappa: 1e4,
@@ -629,13 +974,13 @@ fn inversion_barrier_squashed_and_at_rest() {
     let term = InversionEnergy::new(triangles.clone(), &x0, constants);
     // The first column of cells squashed to 0.3 of its height, the second left at 0.9; every
     // node jittered by ±0.02 m (4 % of a cell): triangles from r ≈ 0.2 to ≈ 1.
-    let x: Vec<V2> = x0
+    let x: Vec<Vec2> = x0
         .iter()
         .enumerate()
         .map(|(k, p)| {
             let squash = if k / (n_seg + 1) == 0 { 0.3 } else { 0.9 };
-            V2::new(p.x, p.y * squash)
-                + V2::new(r.random_range(-0.02..0.02), r.random_range(-0.02..0.02))
+            Vec2::new(p.x, p.y * squash)
+                + Vec2::new(r.random_range(-0.02..0.02), r.random_range(-0.02..0.02))
         })
         .collect();
     let ratios: Vec<f64> = triangles
@@ -651,14 +996,14 @@ fn inversion_barrier_squashed_and_at_rest() {
         ratios.iter().all(|&q| q > 0.1 && (q - 0.5).abs() > 0.02),
         "{ratios:?}"
     );
-    let (zeros, no_mu) = (vec![V2::zeros(); x.len()], vec![0.0; x.len()]);
-    let step = state(&zeros, &zeros, &no_mu, &no_mu);
+    let zeros = vec![Vec2::zeros(); x.len()];
+    let step = state(&zeros, &zeros, 0.01);
     // δ = 1e-7 m moves r by ~|∇a|δ/a₀ ≈ 0.5·1e-7/0.125 = 4e-7 ≤ 4e-6 r (r > 0.1) and stays
     // 5·10⁴ δ's from ŝ: truncation ~1e-12 relative; rounding ε|E|/δ ≈ 1e-16·10³/1e-7 = 1e-6 N
     // against gradients of ~10³ N. The Hessian floor is κ_A (its entries are κ_A times
     // dimensionless factors of order 1–100).
     let n = x.len();
-    check_energy(
+    check_energy::<2>(
         &ExactInversion(term.clone()),
         &x,
         &step,
@@ -667,10 +1012,13 @@ fn inversion_barrier_squashed_and_at_rest() {
     );
     // The solver's blocks: PSD (the exact ones are not), and zero at rest (r = 1 ≥ ŝ).
     assert!(term.hessian_is_psd());
-    let exact = dense_hessian(&ExactInversion(term.clone()), &x, &step, 1.0, false);
+    let exact = dense_hessian::<2>(&ExactInversion(term.clone()), &x, &step, 1.0, false);
     assert!(min_relative_eigenvalue(&exact) < -0.01);
-    let projected = dense_hessian(&term, &x, &step, 1.0, false);
+    let projected = dense_hessian::<2>(&term, &x, &step, 1.0, false);
     assert!(min_relative_eigenvalue(&projected) >= -PSD_REL_TOL);
-    assert_eq!(dense_hessian(&term, &x0, &step, 1.0, false).amax(), 0.0);
+    assert_eq!(
+        dense_hessian::<2>(&term, &x0, &step, 1.0, false).amax(),
+        0.0
+    );
     assert_eq!(term.value(&x0, &step, 1.0), 0.0);
 }

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use stickslip::scene::Scene;
-use stickslip::scene::case::{DEFAULT_LAGGING_TOL, DEFAULT_MAX_LAGGING, Lagging};
+use stickslip::scene::slope::{DEFAULT_LAGGING_TOL, DEFAULT_MAX_LAGGING};
+use stickslip::solver::Lagging;
 
 fn shipped() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"))

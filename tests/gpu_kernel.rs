@@ -10,9 +10,9 @@ mod common;
 
 use common::{EPS32, f64x3, norm};
 use rand::RngExt;
-use stickslip::contact::cross_check::{CrossCheck, CrossCheckConfig};
-use stickslip::contact::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
-use stickslip::contact::records::ContactRecord;
+use stickslip::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
+use stickslip::cross_check::records::ContactRecord;
+use stickslip::cross_check::{CrossCheck, CrossCheckConfig};
 use stickslip::gpu::{
     self, GpuContext, GpuError, GpuKernel, GpuMode, KernelOptions, WORKGROUP_SIZE,
 };

@@ -66,7 +66,7 @@ fn refined(extra: &[&str]) -> Scene {
 fn most_inverted(scene: Scene, seconds: f64, stop_at_fold: bool) -> (usize, f64) {
     let n_seg = scene.n_seg;
     let steps = scene.steps_for(seconds);
-    let mut sim = Simulation::new(scene).unwrap();
+    let mut sim = Simulation::new(scene.system().0).unwrap();
     let mut most = 0;
     for _ in 0..steps {
         sim.step().unwrap();
@@ -186,10 +186,10 @@ fn the_summary_records_the_barrier_and_its_absence() {
 fn the_barrier_leaves_the_hessian_pattern_unchanged() {
     let kappa = format!("inversion.kappa={KAPPA}");
     let pattern = |scene: Scene| {
-        let mut sim = Simulation::new(scene).unwrap();
+        let mut sim = Simulation::new(scene.system().0).unwrap();
         sim.begin_step();
         let x = sim.x.clone();
-        let (_, lower) = sim.assembled_gradient_and_hessian(&x);
+        let (_, lower) = sim.assembled_gradient_and_hessian(&x).unwrap();
         let (offsets, rows, _) = lower.csc_data();
         (offsets.to_vec(), rows.to_vec())
     };

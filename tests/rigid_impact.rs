@@ -5,7 +5,7 @@
 use nalgebra::{Matrix3, Vector3, Vector6};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stickslip::contact::impulse_law::contact_f64;
+use stickslip::cross_check::impulse_law::contact_f64;
 use stickslip::rigid::body::{Pose, RigidBody, State};
 use stickslip::rigid::ellipsoid::Ellipsoid;
 use stickslip::rigid::impact::{

@@ -9,8 +9,12 @@
 use std::path::Path;
 
 use nalgebra::{DMatrix, DVector};
-use stickslip::energy::barrier::{self, Barrier, BarrierEnergy};
-use stickslip::energy::friction::{Friction, FrictionEnergy};
+use stickslip::contact::candidates::plane_vertex::PlaneVertex;
+use stickslip::contact::collisions::tangential::TangentialCollision;
+use stickslip::contact::pair::{TangentFrame, tangent_basis};
+use stickslip::contact::potentials::barrier::BarrierPotential;
+use stickslip::contact::potentials::friction::{FrictionParams, FrictionPotential};
+use stickslip::contact::{BarrierParams, Coefficients, HalfSpace};
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::inertia::InertiaEnergy;
 use stickslip::energy::spring::SpringEnergy;
@@ -18,7 +22,6 @@ use stickslip::energy::{Energy, Projection, StepState, Vec2};
 use stickslip::run::runner::{RunOptions, Runner, run};
 use stickslip::run::verdict::{Verdict, window_speed};
 use stickslip::scene::Scene;
-use stickslip::solver::Simulation;
 
 const DURATION_S: f64 = 10.0;
 const TOLERANCES: [f64; 2] = [1e-2, 1e-4];
@@ -34,38 +37,62 @@ const ENERGY_ROUNDING_REL: f64 = 1e-12;
 const RESIDUAL_ROUNDING_REL: f64 = 1e-6;
 
 /// What a step's E depends on, built by the test from the state at the start of the step
-/// (SPEC.md §2): x̃ = xⁿ + h vⁿ, xⁿ, and the lagged μλ at xⁿ; and the terms of E, built by the
-/// test from the scene and the mesh (not the solver's list).
+/// (SPEC.md §2): x̃ = xⁿ + h vⁿ, xⁿ, and friction's λ lagged at xⁿ by the test's own rule
+/// (every node within d̂ of the slope, λ = −∂b/∂d there); and the terms of E, built by the
+/// test from the scene and the mesh (not the solver's list, nor its contact stage).
 struct StepContext {
     x_n: Vec<Vec2>,
     x_tilde: Vec<Vec2>,
-    mu_lambda: Vec<f64>,
+    h: f64,
     /// The slope, for the test's own distances.
-    barrier: Barrier,
-    /// (term, weight): inertia with 1, the potentials with h².
-    terms: Vec<(Box<dyn Energy>, f64)>,
+    slope: HalfSpace<2>,
+    /// The slope's barrier over every node (its elements re-made at each x it is used at).
+    barrier: BarrierPotential<2, PlaneVertex<2>>,
+    /// (term, weight): inertia with 1, the potentials with h²; the barrier's weight is h².
+    terms: Vec<(Box<dyn Energy<2>>, f64)>,
 }
 
 impl StepContext {
-    fn new(sim: &Simulation) -> StepContext {
-        let (sc, m) = (&sim.scene, &sim.mesh);
+    fn new(r: &Runner) -> StepContext {
+        let (sc, m, sim) = (&r.scene, &r.mesh, &r.sim);
         let normal = sc.normal.normalize();
-        let barrier = Barrier {
-            normal,
-            point: sc.point,
+        let slope = HalfSpace::new(normal, sc.point);
+        let params = BarrierParams {
             dhat: sc.dhat,
             kappa: sc.kappa,
             kind: sc.barrier_kind,
         };
-        let mut mu_lambda = vec![0.0; sim.x.len()];
-        barrier::mu_lambda(&sim.x, &m.contact_area, &barrier, sc.mu, &mut mu_lambda);
-        let friction = Friction {
-            normal,
-            eps_v: sc.eps_v,
-            h: sc.h,
-        };
+        let pairs: Vec<PlaneVertex<2>> = (0..m.len())
+            .map(|node| PlaneVertex {
+                node,
+                vertex: node,
+                area: m.contact_area[node],
+                body: 0,
+                plane: 0,
+                obstacle: 1,
+                half_space: slope,
+            })
+            .collect();
+        let collisions: Vec<TangentialCollision<2>> = (0..m.len())
+            .filter_map(|node| {
+                let d = slope.distance(&sim.x[node]);
+                let lambda = -params.first(d, m.contact_area[node]);
+                (d < sc.dhat && lambda > 0.0).then(|| TangentialCollision {
+                    nodes: [node, 0, 0, 0],
+                    key: node as u64,
+                    frame: TangentFrame {
+                        basis: tangent_basis(&normal),
+                        normal,
+                        weights: [1.0, 0.0, 0.0, 0.0],
+                        surface_velocity: Vec2::zeros(),
+                    },
+                    normal_force: lambda,
+                    coefficients: Coefficients::single(sc.mu),
+                })
+            })
+            .collect();
         let h2 = sc.h * sc.h;
-        let terms: Vec<(Box<dyn Energy>, f64)> = vec![
+        let terms: Vec<(Box<dyn Energy<2>>, f64)> = vec![
             (Box::new(InertiaEnergy::new(m.mass.clone())), 1.0),
             (
                 Box::new(SpringEnergy::new(
@@ -78,11 +105,15 @@ impl StepContext {
             ),
             (Box::new(GravityEnergy::new(m.mass.clone(), sc.gravity)), h2),
             (
-                Box::new(BarrierEnergy::new(barrier, m.contact_area.clone())),
-                h2,
-            ),
-            (
-                Box::new(FrictionEnergy::new(friction, m.len(), Projection::Clamp)),
+                Box::new(FrictionPotential::with_collisions(
+                    FrictionParams {
+                        eps_v: sc.eps_v,
+                        projection: Projection::Clamp,
+                        stick_filter: false,
+                    },
+                    1,
+                    collisions,
+                )),
                 h2,
             ),
         ];
@@ -94,18 +125,19 @@ impl StepContext {
                 .zip(&sim.v)
                 .map(|(x, v)| x + v * sc.h)
                 .collect(),
-            mu_lambda,
-            barrier,
+            h: sc.h,
+            slope,
+            barrier: BarrierPotential::with_candidates(params, pairs, &sim.x),
             terms,
         }
     }
 
-    fn state(&self) -> StepState<'_> {
+    fn state(&self) -> StepState<'_, 2> {
         StepState {
             x_tilde: &self.x_tilde,
             x_n: &self.x_n,
-            mu_lambda_kinetic: &self.mu_lambda,
-            mu_lambda_static: &self.mu_lambda,
+            h: self.h,
+            time: 0.0,
         }
     }
 
@@ -116,24 +148,29 @@ impl StepContext {
         self.terms
             .iter()
             .map(|(term, w)| term.value(x, &state, *w))
-            .sum()
+            .sum::<f64>()
+            + self.barrier.value(x, &state, self.h * self.h)
     }
 
     /// The test's own Newton residual ‖p‖∞/h at x, m/s: gradient and projected Hessian from
     /// the terms' element kernels, assembled densely and solved by nalgebra's dense Cholesky
-    /// (not the solver's sparse pattern and faer).
-    fn residual(&self, sim: &Simulation, x: &[Vec2]) -> f64 {
-        let (h, n) = (sim.scene.h, x.len());
+    /// (not the solver's sparse pattern and faer). The barrier's elements are re-made at x.
+    fn residual(&self, x: &[Vec2]) -> f64 {
+        let (h, n) = (self.h, x.len());
+        let mut barrier = self.barrier.clone();
+        barrier.update(x);
         let state = self.state();
         let mut grad = DVector::<f64>::zeros(2 * n);
         let mut hess = DMatrix::<f64>::zeros(2 * n, 2 * n);
-        for (term, w) in &self.terms {
+        let barrier: (&dyn Energy<2>, f64) = (&barrier, h * h);
+        let terms = self.terms.iter().map(|(t, w)| (&**t, *w)).chain([barrier]);
+        for (term, w) in terms {
             let elements = term.elements();
             let k = elements.nodes_per_element();
             let mut g = vec![Vec2::zeros(); elements.gradient_len()];
-            term.gradient(x, &state, *w, &mut g);
-            let mut blocks = vec![0.0; elements.hessian_len()];
-            term.hessian(x, &state, *w, &mut blocks);
+            term.gradient(x, &state, w, &mut g);
+            let mut blocks = vec![0.0; elements.hessian_len(2)];
+            term.hessian(x, &state, w, &mut blocks);
             for e in 0..elements.len() {
                 let dof = |i: usize| 2 * elements.node(e, i / 2) + i % 2;
                 for i in 0..2 * k {
@@ -170,7 +207,7 @@ fn run_case(file: &str, tol: f64) -> Runner {
     };
     let mut r = Runner::new(scene, &opts).unwrap();
     while !r.done() {
-        let context = StepContext::new(&r.sim);
+        let context = StepContext::new(&r);
         r.step()
             .unwrap_or_else(|e| panic!("{file} at tol {tol}: {e}"));
         let step = r.sim.step;
@@ -180,7 +217,7 @@ fn run_case(file: &str, tol: f64) -> Runner {
             e_end <= e_start + ENERGY_ROUNDING_REL * e_start.abs().max(e_end.abs()),
             "{file} tol {tol} step {step}: the test's E rose from {e_start} to {e_end}"
         );
-        let residual = context.residual(&r.sim, &r.sim.x);
+        let residual = context.residual(&r.sim.x);
         assert!(
             residual < tol * (1.0 + RESIDUAL_ROUNDING_REL),
             "{file} tol {tol} step {step}: the test's residual {residual} m/s ≥ tol"
@@ -189,7 +226,7 @@ fn run_case(file: &str, tol: f64) -> Runner {
             .sim
             .x
             .iter()
-            .map(|x| (x - context.barrier.point).dot(&context.barrier.normal))
+            .map(|x| (x - context.slope.point).dot(&context.slope.normal))
             .fold(f64::INFINITY, f64::min);
         assert!(
             min_d > 0.0,
@@ -205,9 +242,10 @@ fn run_case(file: &str, tol: f64) -> Runner {
     r
 }
 
-/// Every step taken, nothing non-finite in the trajectory or the state; one symbolic and one
-/// numeric factorisation per search direction (iterations + 1 a step), as counted by the
-/// linear system itself.
+/// Every step taken, nothing non-finite in the trajectory or the state; one symbolic
+/// factorisation (the slope's node × half-space pairs couple no nodes, so contact never changes
+/// the pattern) and one numeric factorisation per search direction (iterations + 1 a step),
+/// as counted by the linear system itself.
 fn assert_invariants(r: &Runner, label: &str) {
     assert_eq!(
         r.step_stats.len(),
@@ -261,9 +299,9 @@ fn verdicts_and_distances_at_both_tolerances() {
         // decelerating: no more than 2 % slower than over the second before.
         let s: Vec<f64> = r10.rows.iter().map(|row| row.downhill_distance).collect();
         let last = s.len() - 1;
-        let w = (1.0 / r10.sim.scene.h).round() as usize;
-        let v_last = window_speed(&s, last, r10.sim.scene.h).unwrap();
-        let v_before = window_speed(&s, last - w, r10.sim.scene.h).unwrap();
+        let w = (1.0 / r10.scene.h).round() as usize;
+        let v_last = window_speed(&s, last, r10.scene.h).unwrap();
+        let v_before = window_speed(&s, last - w, r10.scene.h).unwrap();
         assert!(
             (0.40..=0.55).contains(&v_last),
             "tol {tol}: mu 0.1 final speed {v_last} m/s"

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use stickslip::contact::backend::BackendError;
-use stickslip::contact::impulse_law::SharedBackend;
-use stickslip::contact::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
+use stickslip::cross_check::backend::BackendError;
+use stickslip::cross_check::impulse_law::SharedBackend;
+use stickslip::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
 use stickslip::energy::Vec2;
 use stickslip::graphics::{self, Rgb};
 use stickslip::run::runner::{RunOptions, Runner};
@@ -185,7 +185,7 @@ fn every_slope_case_draws_the_slope_and_the_mesh_where_the_scene_puts_them() {
             .expect("the slope crosses the scene view");
         assert_line(&png, seg, graphics::SLOPE, &format!("{stem}: slope line"));
 
-        let edges = &runner.sim.mesh.edges;
+        let edges = &runner.mesh.edges;
         let hits = edges
             .iter()
             .filter(|&&[a, b]| png.near(cam.to_screen(&((x[a] + x[b]) * 0.5)), graphics::MESH))

@@ -1,39 +1,55 @@
 //! The square's Hessian pattern with values of a step's scale, shared by `benches/solver.rs`
 //! (the `factorisation` group) and `examples/factorisation_timing.rs`.
 
-use std::path::Path;
-
 use nalgebra::Vector2;
-use stickslip::energy::Elements;
-use stickslip::scene::{CaseFile, Mesh, Scene};
-use stickslip::solver::assembly::{Factorisation, HessianSystem};
+use stickslip::energy::{BlockForm, Elements};
+use stickslip::scene::bodies::square::square;
+use stickslip::solver::assembly::{DofMap, FactorChoice, Factorisation, Group, HessianSystem};
 
-/// The square's pattern (node blocks and spring pairs) at `n_seg` with the factorisation `kind`,
-/// and SPD element blocks of the step's scale to assemble into it: node blocks of mass
-/// 1000/n_seg² kg, springs of 2 N/m (2·10⁴ N/m times h²) along each edge's direction plus
-/// `skew` (zero for the benches; a small skew gives the blocks full 2×2 couplings).
+/// The square's element blocks: node blocks and spring pairs.
+pub struct SquareBlocks {
+    nodes: usize,
+    pairs: Vec<usize>,
+    blocks: [Vec<f64>; 2],
+}
+
+impl SquareBlocks {
+    /// The t-th group (0: node blocks, 1: springs), as [`HessianSystem::assemble`] takes it.
+    pub fn group(&self, t: usize) -> Group<'_> {
+        let elements = if t == 0 {
+            Elements::EachNode(self.nodes)
+        } else {
+            Elements::Tuples {
+                k: 2,
+                nodes: &self.pairs,
+            }
+        };
+        Group {
+            elements,
+            form: BlockForm::Full,
+            blocks: &self.blocks[t],
+            fixed: true,
+        }
+    }
+
+    /// Assembles them into `sys`.
+    pub fn assemble_into(&self, sys: &mut HessianSystem) {
+        sys.assemble(2, |t| self.group(t)).unwrap();
+    }
+}
+
+/// The square's pattern at `n_seg` with the factorisation `kind`, and SPD element blocks of the
+/// step's scale: node blocks of mass 1000/n_seg² kg, springs of 2 N/m (2·10⁴ N/m times h²)
+/// along each edge's direction plus `skew` (zero for the benches; a small skew gives the blocks
+/// full 2×2 couplings).
 pub fn square_system(
     n_seg: usize,
     kind: Factorisation,
     skew: Vector2<f64>,
-) -> (HessianSystem, [Vec<f64>; 2]) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml");
-    let case: CaseFile = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut scene = Scene::from_case(&case, None).unwrap();
-    scene.n_seg = n_seg;
-    let mesh = Mesh::square(&scene);
+) -> (HessianSystem, SquareBlocks) {
+    let mesh = square(1.0, n_seg, Vector2::zeros(), 1000.0, 1.0 / n_seg as f64);
     let n = mesh.x0.len();
-    let pairs: Vec<usize> = mesh.edges.iter().flatten().copied().collect();
-    let terms = [
-        Elements::EachNode(n),
-        Elements::Tuples {
-            k: 2,
-            nodes: &pairs,
-        },
-    ];
-    let sys = HessianSystem::with_factorisation(n, &terms, kind).unwrap();
     let m = 1000.0 / (n_seg * n_seg) as f64;
-    let node: Vec<f64> = (0..n).flat_map(|_| [m, 0.0, 0.0, m]).collect();
     let k = 2.0e4 * 1e-4;
     let pair: Vec<f64> = mesh
         .edges
@@ -49,5 +65,18 @@ pub fn square_system(
             e.as_slice().to_vec()
         })
         .collect();
-    (sys, [node, pair])
+    let blocks = SquareBlocks {
+        nodes: n,
+        pairs: mesh.edges.iter().flatten().copied().collect(),
+        blocks: [(0..n).flat_map(|_| [m, 0.0, 0.0, m]).collect(), pair],
+    };
+    let groups = [blocks.group(0), blocks.group(1)];
+    let sys = HessianSystem::new(
+        2,
+        DofMap::all_free(2 * n),
+        &groups,
+        FactorChoice::Always(kind),
+    )
+    .unwrap();
+    (sys, blocks)
 }

@@ -12,8 +12,8 @@ use crate::app::plot::{self, PlotArgs, PlotError};
 use crate::app::rigid_command::{self, RigidCommandError};
 use crate::app::sweep_command::{self, SweepCommandError};
 use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
-use crate::contact::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
-use crate::contact::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
+use crate::cross_check::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
+use crate::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::run::runner::{self, RunError, RunOptions, Runner, Summary};
 use crate::scene::builtin::BUILTIN_CASES;
@@ -144,7 +144,7 @@ pub enum CliError {
     Gpu(#[from] GpuError),
     /// The impulse-law backend failed on a batch (exit 1).
     #[error("impulse law: {0}")]
-    Backend(#[from] crate::contact::backend::BackendError),
+    Backend(#[from] crate::cross_check::backend::BackendError),
     /// Output could not be written (exit 1).
     #[error(transparent)]
     Output(#[from] OutputError),
@@ -492,13 +492,13 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
         if args.obj {
             let name = format!("frame_{:05}.obj", r.sim.step);
             staged.write(&name, |path| {
-                output::write_obj(path, &r.sim.x, &r.sim.mesh.triangles)
+                output::write_obj(path, &r.sim.x, &r.mesh.triangles)
             })?;
         }
         Ok(())
     };
     let mut runner = Runner::new(scene, &opts)?;
-    let mut progress = Progress::new(runner.total_steps(), &runner.sim.scene.name.clone());
+    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
     write_frame(&runner)?;
     runner::drive(&mut runner, Some(&mut check), |r: &Runner| {
         write_frame(r)?;

@@ -1,26 +1,26 @@
 //! Gravity: Ψ = −Σ mᵢ g·xᵢ (SPEC.md §2), in J. Linear, so its Hessian is zero and never
 //! assembled. One element per node.
 
-use super::Vec2;
+use super::Vector;
 use super::term::{Elements, Energy, StepState};
 
 /// −Σ mᵢ g·xᵢ over the nodes.
 #[derive(Clone, Debug)]
-pub struct GravityEnergy {
+pub struct GravityEnergy<const D: usize> {
     /// Lumped mass of every node, kg.
     mass: Vec<f64>,
     /// Gravitational acceleration g, m/s².
-    g: Vec2,
+    g: Vector<D>,
 }
 
-impl GravityEnergy {
+impl<const D: usize> GravityEnergy<D> {
     /// The term for nodes of masses `mass` (kg) in the field `g` (m/s²).
-    pub fn new(mass: Vec<f64>, g: Vec2) -> Self {
+    pub fn new(mass: Vec<f64>, g: Vector<D>) -> Self {
         GravityEnergy { mass, g }
     }
 }
 
-impl Energy for GravityEnergy {
+impl<const D: usize> Energy<D> for GravityEnergy<D> {
     fn name(&self) -> &'static str {
         "gravity"
     }
@@ -30,7 +30,7 @@ impl Energy for GravityEnergy {
     }
 
     /// w · (−Σ mᵢ g·xᵢ).
-    fn value(&self, x: &[Vec2], _step: &StepState, weight: f64) -> f64 {
+    fn value(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64) -> f64 {
         weight
             * x.iter()
                 .zip(&self.mass)
@@ -39,14 +39,14 @@ impl Energy for GravityEnergy {
     }
 
     /// −w mᵢ g per node.
-    fn gradient(&self, _x: &[Vec2], _step: &StepState, weight: f64, out: &mut [Vec2]) {
+    fn gradient(&self, _x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [Vector<D>]) {
         for (o, m) in out.iter_mut().zip(&self.mass) {
             *o = -(self.g * (m * weight));
         }
     }
 
     /// Zero.
-    fn hessian(&self, _x: &[Vec2], _step: &StepState, _weight: f64, out: &mut [f64]) {
+    fn hessian(&self, _x: &[Vector<D>], _step: &StepState<D>, _weight: f64, out: &mut [f64]) {
         out.fill(0.0);
     }
 

@@ -1,8 +1,8 @@
-//! Inertia: ½ (x − x̃)ᵀ M (x − x̃) with the lumped mass M (SPEC.md §2), in kg·m² (J·s²; E's
+//! Inertia: ½ (x − x̃)ᵀ M (x − x̃) with the lumped mass M (SPEC.md §2, §7), in kg·m² (J·s²; E's
 //! other terms carry the weight h²). One element per node.
 
 use super::term::{Elements, Energy, StepState, write_node_block};
-use super::{Mat2, Vec2};
+use super::{Matrix, Vector};
 
 /// ½ Σ mᵢ ‖xᵢ − x̃ᵢ‖² over the nodes, with x̃ from the [`StepState`].
 #[derive(Clone, Debug)]
@@ -18,7 +18,7 @@ impl InertiaEnergy {
     }
 }
 
-impl Energy for InertiaEnergy {
+impl<const D: usize> Energy<D> for InertiaEnergy {
     fn name(&self) -> &'static str {
         "inertia"
     }
@@ -28,7 +28,7 @@ impl Energy for InertiaEnergy {
     }
 
     /// w · ½ Σ mᵢ ‖xᵢ − x̃ᵢ‖².
-    fn value(&self, x: &[Vec2], step: &StepState, weight: f64) -> f64 {
+    fn value(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64) -> f64 {
         weight
             * x.iter()
                 .zip(step.x_tilde)
@@ -38,16 +38,16 @@ impl Energy for InertiaEnergy {
     }
 
     /// w mᵢ (xᵢ − x̃ᵢ) per node.
-    fn gradient(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [Vec2]) {
+    fn gradient(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64, out: &mut [Vector<D>]) {
         for (((o, x), xt), m) in out.iter_mut().zip(x).zip(step.x_tilde).zip(&self.mass) {
             *o = (x - xt) * (m * weight);
         }
     }
 
     /// w mᵢ I per node.
-    fn hessian(&self, _x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
-        for (o, m) in out.chunks_exact_mut(4).zip(&self.mass) {
-            write_node_block(&(Mat2::identity() * (m * weight)), o);
+    fn hessian(&self, _x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [f64]) {
+        for (o, m) in out.chunks_exact_mut(D * D).zip(&self.mass) {
+            write_node_block(&(Matrix::<D>::identity() * (m * weight)), o);
         }
     }
 }

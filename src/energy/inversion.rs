@@ -271,7 +271,7 @@ fn project_psd(h: Mat6) -> Mat6 {
     out
 }
 
-impl Energy for InversionEnergy {
+impl Energy<2> for InversionEnergy {
     fn name(&self) -> &'static str {
         "inversion"
     }
@@ -284,7 +284,7 @@ impl Energy for InversionEnergy {
     }
 
     /// w Σ b(r), J; +∞ if any triangle is inverted or degenerate (r ≤ 0).
-    fn value(&self, x: &[Vec2], _step: &StepState, weight: f64) -> f64 {
+    fn value(&self, x: &[Vec2], _step: &StepState<2>, weight: f64) -> f64 {
         let s = self.inversion.ratio;
         let mut sum = 0.0;
         for (t, a0) in self.triangles.iter().zip(&self.rest_area) {
@@ -299,7 +299,7 @@ impl Energy for InversionEnergy {
 
     /// w b′(r)/a₀ ∇a per triangle (zero where r ≥ ŝ), N. Defined for r > 0, the only states the
     /// line search accepts.
-    fn gradient(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [Vec2]) {
+    fn gradient(&self, x: &[Vec2], _step: &StepState<2>, weight: f64, out: &mut [Vec2]) {
         let Inversion { kappa, ratio } = self.inversion;
         for ((out, t), a0) in out
             .chunks_exact_mut(3)
@@ -321,11 +321,11 @@ impl Energy for InversionEnergy {
     }
 
     /// w PSD(b″/a₀² ∇a∇aᵀ + b′/a₀ ∇²a) per triangle (zero where r ≥ ŝ), N/m.
-    fn hessian(&self, x: &[Vec2], _step: &StepState, weight: f64, out: &mut [f64]) {
+    fn hessian(&self, x: &[Vec2], _step: &StepState<2>, weight: f64, out: &mut [f64]) {
         self.blocks(x, weight, out, true);
     }
 
-    fn max_step(&self, x: &[Vec2], p: &[Vec2], fraction: f64) -> f64 {
+    fn max_step(&self, x: &[Vec2], p: &[Vec2], _step: &StepState<2>, fraction: f64) -> f64 {
         inversion_max_step(x, p, &self.triangles, fraction)
     }
 }
@@ -448,8 +448,8 @@ mod tests {
         let step = StepState {
             x_tilde: &x,
             x_n: &x,
-            mu_lambda_kinetic: &[],
-            mu_lambda_static: &[],
+            h: 0.01,
+            time: 0.0,
         };
         let mut out = vec![1.0; 36];
         term.hessian(&x, &step, 1.0, &mut out);

@@ -1,7 +1,10 @@
 //! Projection of symmetric matrices onto the positive semi-definite cone (SPEC.md §2):
 //! eigen-decompose, clamp negative eigenvalues to zero, recompose.
 
-use nalgebra::{DMatrix, Matrix2, SymmetricEigen};
+use nalgebra::{DMatrix, Matrix2, SMatrix, SymmetricEigen};
+
+/// The largest element block [`project_in_place`] takes: 12 × 12 (four nodes in 3D).
+pub const MAX_BLOCK: usize = 12;
 
 /// PSD projection of a symmetric matrix (general path, nalgebra's symmetric eigensolver).
 pub fn project(h: &DMatrix<f64>) -> DMatrix<f64> {
@@ -19,6 +22,40 @@ pub fn project(h: &DMatrix<f64>) -> DMatrix<f64> {
         }
     }
     out
+}
+
+/// PSD projection, in place, of the symmetric n × n matrix stored column-major in
+/// `block[..n * n]` (n ≤ [`MAX_BLOCK`]): the general path for an element block of any pair type
+/// or element, without allocation. The block is embedded in a 12 × 12 matrix padded with
+/// zeros, whose eigenpairs are the block's and zeros; a block that is already PSD is left as it
+/// is, bit for bit.
+pub fn project_in_place(block: &mut [f64], n: usize) {
+    assert!(
+        n <= MAX_BLOCK,
+        "block of {n} > {MAX_BLOCK} degrees of freedom"
+    );
+    let mut m = SMatrix::<f64, MAX_BLOCK, MAX_BLOCK>::zeros();
+    for c in 0..n {
+        for r in 0..n {
+            m[(r, c)] = 0.5 * (block[n * c + r] + block[n * r + c]);
+        }
+    }
+    let eig = SymmetricEigen::new(m);
+    if eig.eigenvalues.iter().all(|&l| l >= 0.0) {
+        return;
+    }
+    let mut out = SMatrix::<f64, MAX_BLOCK, MAX_BLOCK>::zeros();
+    for (k, &l) in eig.eigenvalues.iter().enumerate() {
+        if l > 0.0 {
+            let q = eig.eigenvectors.column(k);
+            out += q * q.transpose() * l;
+        }
+    }
+    for c in 0..n {
+        for r in 0..n {
+            block[n * c + r] = out[(r, c)];
+        }
+    }
 }
 
 /// PSD projection of a symmetric 2×2 matrix in closed form (the hot path for friction).
@@ -88,6 +125,26 @@ mod tests {
             assert!(eig2.iter().all(|&l| l >= -NEG_TOL * m2.norm()), "{eig2}");
             // The closed form agrees with the general path.
             assert!((dyn2(&p2) - project(&dyn2(&m2))).norm() <= 1e-12 * m2.norm().max(1e-300));
+        }
+    }
+
+    /// The padded in-place projection agrees with the general one on blocks of 3 to 12
+    /// degrees of freedom, and leaves a PSD block alone bit for bit.
+    #[test]
+    fn in_place_projection_matches_the_general_path() {
+        let mut s = 3;
+        for n in [3, 6, 9, 12] {
+            let m = DMatrix::from_fn(n, n, |_, _| lcg(&mut s));
+            let m = &m + m.transpose();
+            let mut block: Vec<f64> = m.as_slice().to_vec();
+            project_in_place(&mut block, n);
+            let expect = project(&m);
+            let got = DMatrix::from_column_slice(n, n, &block);
+            assert!((got - &expect).norm() <= 1e-12 * m.norm(), "n = {n}");
+            let psd = &m * m.transpose();
+            let mut block: Vec<f64> = psd.as_slice().to_vec();
+            project_in_place(&mut block, n);
+            assert_eq!(block, psd.as_slice());
         }
     }
 

@@ -2,7 +2,7 @@
 //! the kernels built on it.
 
 use super::GpuError;
-use crate::contact::backend::AdapterSummary;
+use crate::cross_check::backend::AdapterSummary;
 
 /// A headless GPU: adapter, device and queue. Make it once ([`GpuContext::try_new`]) and build
 /// kernels on it ([`super::GpuKernel::try_new`]); the device and queue are reference-counted

@@ -12,8 +12,8 @@ use std::sync::mpsc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{AdapterSummary, GpuContext, GpuError};
-use crate::contact::backend::BackendError;
-use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
+use crate::cross_check::backend::BackendError;
+use crate::cross_check::impulse_law::{ContactInput, ImpulseBackend};
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in `shaders/contact.wgsl`.
 pub const WORKGROUP_SIZE: u32 = 64;

@@ -20,11 +20,11 @@ mod kernel;
 
 use std::fmt;
 
-pub use crate::contact::backend::AdapterSummary;
+pub use crate::cross_check::backend::AdapterSummary;
 pub use context::GpuContext;
 pub use kernel::{BatchStats, GpuKernel, KernelOptions, WORKGROUP_SIZE};
 
-use crate::contact::impulse_law::{CpuLaw, ImpulseBackend};
+use crate::cross_check::impulse_law::{CpuLaw, ImpulseBackend};
 
 /// The environment variable that overrides the backend mask: see the [module docs](self).
 pub const BACKENDS_ENV: &str = "STICKSLIP_GPU_BACKENDS";
@@ -80,10 +80,10 @@ pub enum GpuError {
     },
 }
 
-impl From<GpuError> for crate::contact::backend::BackendError {
+impl From<GpuError> for crate::cross_check::backend::BackendError {
     /// A GPU failure, as the neutral error of an impulse-law backend.
     fn from(e: GpuError) -> Self {
-        crate::contact::backend::BackendError::Device(Box::new(e))
+        crate::cross_check::backend::BackendError::Device(Box::new(e))
     }
 }
 

@@ -44,7 +44,7 @@ use crate::rigid::impact::ImpactModel;
 use crate::scene::CaseError;
 
 /// The value of the top-level `kind` key that selects this system.
-pub const KIND: &str = crate::scene::case::RIGID_KIND;
+pub const KIND: &str = crate::scene::kind::RIGID_KIND;
 
 /// `[body]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -125,7 +125,7 @@ pub struct ImpactSection {
 }
 
 /// `[time]`: the step h and the duration, s (the same section as a slope case's).
-pub use crate::scene::case::TimeSection;
+pub use crate::scene::case_file::TimeSection;
 
 /// A rigid-ellipsoid case file as written.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -189,7 +189,7 @@ pub struct RigidScene {
     pub duration: f64,
 }
 
-pub use crate::scene::case::peek_kind;
+pub use crate::scene::case_file::peek_kind;
 
 /// The most steps one rigid run may take. The run keeps a trajectory row (about 200 bytes) a
 /// step, so 10⁶ steps is about 200 MB; at h = 10⁻³ s that is 1 000 s of flight. More is a typing
@@ -253,13 +253,13 @@ impl Check<'_> {
 impl RigidScene {
     /// Reads and validates a case file.
     pub fn load(path: &Path) -> Result<RigidScene, CaseError> {
-        let text = crate::scene::case::read_case_file(path)?;
+        let text = crate::scene::case_file::read_case_file(path)?;
         RigidScene::from_toml(&text, path)
     }
 
     /// Parses and validates case-file text; `path` is used in messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<RigidScene, CaseError> {
-        let case: RigidCaseFile = crate::scene::case::parse_case_toml(text, path)?;
+        let case: RigidCaseFile = crate::scene::case_file::parse_case_toml(text, path)?;
         RigidScene::from_case(&case, path)
     }
 

@@ -5,15 +5,15 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::contact::backend::BackendError;
-use crate::contact::cross_check::{CrossCheck, CrossCheckReport};
-use crate::contact::records::{ContactRecord, push_step_records};
+use crate::cross_check::backend::BackendError;
+use crate::cross_check::records::{ContactRecord, Recorder};
+use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::inversion::Inversion;
 use crate::energy::{Projection, Vec2};
 use crate::run::verdict::{self, Verdict};
-use crate::scene::{Scene, case::Lagging};
+use crate::scene::{Mesh, Scene};
 use crate::solver::assembly::LinearSolveError;
-use crate::solver::{Simulation, SolveError, StepStats};
+use crate::solver::{Lagging, Simulation, SolveError, StepStats};
 
 /// Steps between two cross-check batches, so the records held in memory stay bounded.
 pub const RECORD_CHUNK_STEPS: usize = 10_000;
@@ -98,8 +98,13 @@ pub struct SolverTotals {
     pub max_energy_increase: f64,
     /// Smallest node-to-slope distance over the run, m.
     pub min_distance: f64,
-    /// Symbolic factorisations (1 per run: the pattern is fixed).
+    /// Symbolic factorisations (one at the start, one more each time contact brought a
+    /// coupling outside the Hessian's pattern; the slope's node × half-space pairs never do).
     pub symbolic_factorisations: usize,
+    /// Numeric factorisations (one per search direction).
+    pub numeric_factorisations: usize,
+    /// Assemblies at which the active contact set had changed, the pattern kept or rebuilt.
+    pub active_set_changes: usize,
     /// Re-solves after re-lagging friction's normal force, over all steps (implicit lagging).
     pub lagging_passes: usize,
     /// Most re-lagging passes in one step.
@@ -126,8 +131,13 @@ pub struct SolverTotals {
 
 /// A case being run; the viewer and the CLI drive it step by step.
 pub struct Runner {
+    /// The validated scene the simulation was built from (changing it changes nothing in the
+    /// stepping: the system was built from it).
+    pub scene: Scene,
+    /// The square's mesh (body 0: its nodes are the simulation's).
+    pub mesh: Mesh,
     /// The simulation.
-    pub sim: Simulation,
+    pub sim: Simulation<2>,
     /// Trajectory, one row per step plus the initial state.
     pub rows: Vec<TrajectoryRow>,
     /// The body's rotation since t = 0 at every row, unwrapped, rad (the angle of the edge from
@@ -141,6 +151,7 @@ pub struct Runner {
     pub records: Vec<ContactRecord>,
     /// Records of the last step alone (start index into `records`).
     last_step_records: usize,
+    recorder: Recorder,
     tol: f64,
     steps: usize,
     tangent: Vec2,
@@ -159,8 +170,14 @@ pub fn downhill_tangent(normal: &Vec2, gravity: &Vec2) -> Vec2 {
 }
 
 /// The angle of the square's left edge (node 0 → node n_seg), unwrapped next to `previous`, rad.
-fn edge_angle(sim: &Simulation, previous: f64) -> f64 {
-    verdict::unwrapped_angle(&sim.x[0], &sim.x[sim.scene.n_seg], previous)
+fn edge_angle(x: &[Vec2], n_seg: usize, previous: f64) -> f64 {
+    verdict::unwrapped_angle(&x[0], &x[n_seg], previous)
+}
+
+/// The smallest distance of any node to the slope at the simulation's x, m.
+fn min_distance(sim: &Simulation<2>) -> f64 {
+    sim.contact()
+        .map_or(f64::INFINITY, |c| c.min_distance(&sim.x))
 }
 
 fn centroid(x: &[Vec2]) -> Vec2 {
@@ -175,23 +192,20 @@ impl Runner {
         let steps = scene.steps_for(duration);
         let tangent = downhill_tangent(&scene.normal, &scene.gravity);
         let case = scene.name.clone();
-        let sim = Simulation::new(scene).map_err(|source| RunError::Setup { case, source })?;
+        let (system, mesh) = scene.system();
+        let sim = Simulation::new(system).map_err(|source| RunError::Setup { case, source })?;
         let c0 = centroid(&sim.x);
-        let min_distance = sim
-            .x
-            .iter()
-            .map(|x| sim.barrier().distance(x))
-            .fold(f64::INFINITY, f64::min);
-        let angle0 = edge_angle(&sim, 0.0);
+        let min_distance = min_distance(&sim);
+        let angle0 = edge_angle(&sim.x, scene.n_seg, 0.0);
         let mut rows = Vec::with_capacity(steps + 1);
         rows.push(TrajectoryRow {
             t: 0.0,
             centroid_x: c0.x,
             centroid_y: c0.y,
-            centroid_vx: sim.scene.velocity.x,
-            centroid_vy: sim.scene.velocity.y,
+            centroid_vx: scene.velocity.x,
+            centroid_vy: scene.velocity.y,
             downhill_distance: 0.0,
-            downhill_speed: sim.scene.velocity.dot(&tangent),
+            downhill_speed: scene.velocity.dot(&tangent),
             min_distance,
             newton_iterations: 0,
             final_residual: 0.0,
@@ -203,6 +217,9 @@ impl Runner {
                 symbolic_factorisations: sim.symbolic_factorisations(),
                 ..Default::default()
             },
+            recorder: Recorder::default(),
+            scene,
+            mesh,
             sim,
             rows,
             rotation: vec![0.0],
@@ -246,7 +263,7 @@ impl Runner {
             .sim
             .step_with_tol(self.tol)
             .map_err(|source| RunError::Solve {
-                case: self.sim.scene.name.clone(),
+                case: self.scene.name.clone(),
                 source,
             })?;
         let c = centroid(&self.sim.x);
@@ -265,7 +282,7 @@ impl Runner {
         });
         let previous = self.rotation.last().copied().unwrap_or(0.0) + self.angle0;
         self.rotation
-            .push(edge_angle(&self.sim, previous) - self.angle0);
+            .push(edge_angle(&self.sim.x, self.scene.n_seg, previous) - self.angle0);
         let t = &mut self.totals;
         t.steps += 1;
         t.newton_iterations += stats.iterations;
@@ -274,7 +291,7 @@ impl Runner {
         t.projection_fallbacks += stats.projection_fallbacks;
         t.mass_shifts += stats.mass_shifts;
         t.max_shift = t.max_shift.max(stats.max_shift);
-        let inverted = self.sim.mesh.inverted_triangles(&self.sim.x);
+        let inverted = self.mesh.inverted_triangles(&self.sim.x);
         t.max_inverted_triangles = t.max_inverted_triangles.max(inverted);
         if inverted > 0 && t.first_inversion_time.is_none() {
             t.first_inversion_time = Some(stats.time);
@@ -282,14 +299,16 @@ impl Runner {
         t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
         t.min_distance = t.min_distance.min(stats.min_distance);
         t.symbolic_factorisations = self.sim.symbolic_factorisations();
+        t.numeric_factorisations = self.sim.numeric_factorisations();
+        t.active_set_changes = self.sim.active_set_changes();
         t.lagging_passes += stats.lagging_passes;
         t.max_lagging_passes_in_step = t.max_lagging_passes_in_step.max(stats.lagging_passes);
         t.lagging_unconverged_steps += usize::from(stats.lagging_unconverged);
         t.max_final_lagging_change = t.max_final_lagging_change.max(stats.lagging_change);
         self.last_step_records = self.records.len();
-        push_step_records(
+        self.recorder.push_step_records(
             &self.sim,
-            self.sim.scene.cross_check_restitution,
+            self.scene.cross_check_restitution,
             &mut self.records,
         );
         if self.keep_step_stats {
@@ -309,7 +328,7 @@ impl Runner {
         check
             .push_batch(&self.records)
             .map_err(|source| RunError::CrossCheck {
-                case: self.sim.scene.name.clone(),
+                case: self.scene.name.clone(),
                 source,
             })?;
         self.records.clear();
@@ -322,7 +341,7 @@ impl Runner {
     pub fn verdict(&self) -> Verdict {
         let (t, s): (Vec<f64>, Vec<f64>) =
             self.rows.iter().map(|r| (r.t, r.downhill_distance)).unzip();
-        let dhat = self.sim.scene.dhat;
+        let dhat = self.scene.dhat;
         let in_contact: Vec<bool> = self.rows.iter().map(|r| r.min_distance < dhat).collect();
         let track = verdict::Track {
             times: &t,
@@ -330,13 +349,13 @@ impl Runner {
             rotation: &self.rotation,
             in_contact: &in_contact,
         };
-        verdict::verdict(&track, self.sim.scene.h)
+        verdict::verdict(&track, self.scene.h)
     }
 
     /// Mean downhill speed over the last window, m/s (`None` before one window has passed).
     pub fn final_speed(&self) -> Option<f64> {
         let s: Vec<f64> = self.rows.iter().map(|r| r.downhill_distance).collect();
-        verdict::window_speed(&s, s.len() - 1, self.sim.scene.h)
+        verdict::window_speed(&s, s.len() - 1, self.scene.h)
     }
 
     /// The 95th percentile (nearest rank) of the Newton iterations of the steps taken so far.
@@ -358,7 +377,7 @@ impl Runner {
 
     /// The run's summary.
     pub fn summary(&self, cross_check: Option<CrossCheckReport>) -> Summary {
-        let sc = &self.sim.scene;
+        let sc = &self.scene;
         let last = self.rows.last().copied();
         Summary {
             case: sc.name.clone(),
@@ -373,8 +392,8 @@ impl Runner {
             h: sc.h,
             tol: self.tol,
             duration: self.steps as f64 * sc.h,
-            nodes: self.sim.mesh.len(),
-            edges: self.sim.mesh.edges.len(),
+            nodes: self.mesh.len(),
+            edges: self.mesh.edges.len(),
             verdict: self.verdict(),
             verdict_rule: verdict::rule(),
             downhill_distance: last.map_or(0.0, |r| r.downhill_distance),

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::case::{CaseError, parse_case_toml, read_case_file};
+use super::case_file::{CaseError, parse_case_toml, read_case_file};
 use super::kind::BOUNCE_KIND;
 
 /// Most bounces a drop: seed 001's tolerance on a bounce's height (about 67 ε₃₂) is the

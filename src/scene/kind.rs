@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::case::{CaseError, RIGID_KIND, SLOPE_KIND, peek_kind, read_case_file};
+use super::case_file::{CaseError, peek_kind, read_case_file};
 
 /// The systems stickslip runs, as named by a case file's `kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +19,12 @@ pub enum CaseKind {
     /// ([`crate::scene::bounce::BounceCase`]).
     Bounce,
 }
+
+/// The `kind` of the square-on-slope case files (the default when `kind` is absent).
+pub const SLOPE_KIND: &str = "slope_square";
+
+/// The `kind` of the rigid-ellipsoid case files (`crate::rigid::case`).
+pub const RIGID_KIND: &str = "rigid_ellipsoid";
 
 /// The `kind` of the bounce case files ([`crate::scene::bounce`]).
 pub const BOUNCE_KIND: &str = "bounce";

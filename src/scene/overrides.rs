@@ -13,7 +13,8 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use super::case::{CaseError, CaseFile, Scene, one_line_toml};
+use super::case_file::{CaseError, one_line_toml};
+use super::slope::{CaseFile, Scene};
 
 /// A malformed `--set` argument (before any case file is read).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -135,7 +136,7 @@ impl Scene {
     /// Reads a case file, applies `overrides` in order (a later one wins) and validates the
     /// result as [`Scene::load`] does. The scene records the overrides.
     pub fn load_with_overrides(path: &Path, overrides: &[Override]) -> Result<Scene, CaseError> {
-        let text = crate::scene::case::read_case_file(path)?;
+        let text = crate::scene::case_file::read_case_file(path)?;
         Scene::from_toml_with_overrides(&text, path, overrides)
     }
 

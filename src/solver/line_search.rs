@@ -1,6 +1,6 @@
-//! The tunnelling-safe backtracking line search of SPEC.md §2.
+//! The backtracking line search of SPEC.md §2, from the step filter's α₀.
 
-use crate::energy::Vec2;
+use crate::energy::Vector;
 
 /// Outcome of one accepted line search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,17 +26,17 @@ pub struct LineSearchFailure {
     pub energy_before: f64,
 }
 
-/// From `x` along `p`, starting at `alpha0` (the caller's tunnelling filter,
-/// [`crate::energy::barrier::max_step`]), halve α until E(x + αp) ≤ E(x). `trial` is a scratch
+/// From `x` along `p`, starting at `alpha0` (the step filter: the smallest
+/// [`crate::energy::Energy::max_step`] of the terms), halve α until E(x + αp) ≤ E(x). `trial` is a scratch
 /// buffer for x + αp; on success it holds the accepted point. `energy` evaluates E.
-pub fn backtrack(
-    x: &[Vec2],
-    p: &[Vec2],
+pub fn backtrack<const D: usize>(
+    x: &[Vector<D>],
+    p: &[Vector<D>],
     alpha0: f64,
     max_halvings: usize,
     energy_before: f64,
-    trial: &mut [Vec2],
-    mut energy: impl FnMut(&[Vec2]) -> f64,
+    trial: &mut [Vector<D>],
+    mut energy: impl FnMut(&[Vector<D>]) -> f64,
 ) -> Result<LineSearchResult, LineSearchFailure> {
     let mut alpha = alpha0;
     let mut halvings = 0;

@@ -1,17 +1,24 @@
-//! Projected Newton on the incremental potential (SPEC.md §2).
+//! Projected Newton on the incremental potential (SPEC.md §2, §7), in D = 2 or 3, for any
+//! system a scene builds.
 //!
-//! * [`assembly`]: the Hessian's fixed sparsity pattern, refilled per iteration, and the sparse
-//!   Cholesky (faer) whose symbolic factorisation is done once per mesh.
-//! * [`line_search`]: the tunnelling-safe backtracking line search.
-//! * [`lagging`]: semi-implicit and fully implicit lagging of friction's normal force.
-//! * [`potential`]: E as a list of weighted terms ([`crate::energy::Energy`]) with their buffers.
+//! * [`system`]: what the solver steps: nodes, masses, potentials, contact stage, drivers and
+//!   settings ([`System`], made with a [`SystemBuilder`]).
+//! * [`driver`]: prescribed motions of degrees of freedom, eliminated from the linear system.
+//! * [`potential`]: E as a list of weighted terms ([`crate::energy::Energy`], the contact
+//!   stage's potentials among them) with their buffers.
+//! * [`assembly`]: the Hessian's pattern over the free degrees of freedom, its maps refilled
+//!   per iteration and rebuilt only when contact brings a new coupling, and the sparse Cholesky
+//!   (faer, or the band for small banded systems, [`skyline`]).
+//! * [`line_search`]: the backtracking line search from the step filter.
 //! * [`newton`]: one implicit Euler step, the [`Simulation`] state and the invariants.
 
 pub mod assembly;
-pub mod lagging;
+pub mod driver;
 pub mod line_search;
 pub mod newton;
 pub mod potential;
 pub mod skyline;
+pub mod system;
 
 pub use newton::{IterationTrace, Simulation, SolveError, StepStats};
+pub use system::{Lagging, SolverSettings, System, SystemBuilder, SystemError};

@@ -1,18 +1,24 @@
-//! One implicit Euler step by projected Newton (SPEC.md §2), and the simulation state.
+//! One implicit Euler step by projected Newton (SPEC.md §2, §7), and the simulation state, in
+//! D = 2 or 3.
+//!
+//! A step: x̃ = xⁿ + h vⁿ; the drivers' degrees of freedom set to x_D(t + h); the contact
+//! stage's broad phase and friction lagged at xⁿ; then Newton on E: p solves H p = −∇E over
+//! the free degrees of freedom, the step filter (the smallest `max_step` of the terms: the
+//! contact CCD, the inversion filter, friction's stick zone) gives α₀, and α is halved until
+//! E(x + αp) ≤ E(x), until ‖p‖∞/h < tol. With implicit lagging (SPEC.md §6), friction is then
+//! lagged again at the converged x and the step solved again while λ moved by more than
+//! `lagging_tol` relative to the largest normal force, up to `max_lagging` times. A fixed point
+//! has λ^used = λ(x^{n+1}), as in the book's lecture 9.3 and IPC's friction iterations.
 
-use crate::energy::barrier::{self, Barrier, BarrierEnergy};
-use crate::energy::friction::{self, Friction, FrictionEnergy};
-use crate::energy::gravity::GravityEnergy;
+use crate::contact::{ContactPoint, ContactStage};
 use crate::energy::inertia::InertiaEnergy;
-use crate::energy::inversion::{InversionEnergy, cell_triangles};
-use crate::energy::spring::SpringEnergy;
-use crate::energy::{Energy, Projection, StepState, Vec2};
-use crate::scene::{Mesh, Scene, case::Lagging};
+use crate::energy::{Energy, StepState, Vector};
 
-use super::assembly::{Factorisation, HessianSystem, LinearSolveError};
-use super::lagging;
+use super::assembly::{DofMap, FactorChoice, HessianSystem, LinearSolveError};
+use super::driver::Driver;
 use super::line_search::{self, LineSearchResult};
 use super::potential::IncrementalPotential;
+use super::system::{Lagging, SolverSettings, System};
 
 /// A step that could not be completed. Every variant carries the step and enough to diagnose it.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +78,18 @@ pub enum SolveError {
         /// Cause.
         source: LinearSolveError,
     },
+    /// The drivers moved nodes to where E is +∞ (into contact, or inverting an element).
+    #[error(
+        "step {step} (t = {time:.4} s): the drivers' prescribed positions at t = {end:.4} s put a pair into contact or an element inside out (E = +inf)"
+    )]
+    DrivenIntoContact {
+        /// Step index.
+        step: usize,
+        /// Time at the start of the step, s.
+        time: f64,
+        /// The time the drivers' positions are for, s.
+        end: f64,
+    },
     /// An invariant broke after a step.
     #[error("step {step} (t = {time:.4} s): invariant broken: {what}")]
     Invariant {
@@ -100,7 +118,7 @@ pub struct StepStats {
     /// Largest E(after) − E(before) over the step's accepted line searches, J (≤ 0 by the
     /// acceptance rule; recorded as an independent check).
     pub max_energy_increase: f64,
-    /// Minimum signed distance of any node to the slope after the step, m.
+    /// Smallest distance of any contact pair after the step, m (+∞ without contact).
     pub min_distance: f64,
     /// Wall time spent in numeric factorisation + solve, s.
     pub factor_solve_seconds: f64,
@@ -110,7 +128,7 @@ pub struct StepStats {
     /// Largest τ of this step's mass shifts (0 when none), in units of the mass matrix.
     pub max_shift: f64,
     /// Iterations whose Hessian stayed indefinite up to the largest τ of [`MASS_SHIFTS`] and
-    /// were redone with the clamped spring projection.
+    /// were redone with the clamped projection.
     pub projection_fallbacks: usize,
     /// Re-solves after re-lagging friction's normal force (implicit lagging; 0 semi-implicit).
     pub lagging_passes: usize,
@@ -131,108 +149,57 @@ pub struct StepStats {
 /// through) in a few iterations instead of creeping away from it geometrically. E, ∇E and the
 /// line search are unchanged, so the minimiser is the same. Past the last τ (the inertia
 /// raised elevenfold) the iteration falls back to the clamped projection of SPEC.md §2. The list
-/// ends at 10 by measurement (docs/refinement.md): at n_seg = 64 with the inversion barrier and
-/// the stick-zone filter, ending at 1 leaves a 53-iteration landing step at μ = 0.11, ending at
-/// 100 a 52-iteration one at μ = 0.2; ending at 10 gives 44 and 39.
+/// ends at 10 by measurement (docs/refinement.md).
 pub const MASS_SHIFTS: [f64; 5] = [1e-3, 1e-2, 1e-1, 1.0, 10.0];
 
 /// Preallocated buffers of the Newton loop (no allocation per iteration; the terms' element
 /// buffers live in the [`IncrementalPotential`]).
-struct Workspace {
-    x_tilde: Vec<Vec2>,
-    x_n: Vec<Vec2>,
-    grad: Vec<Vec2>,
-    p: Vec<Vec2>,
-    trial: Vec<Vec2>,
+struct Workspace<const D: usize> {
+    x_tilde: Vec<Vector<D>>,
+    x_n: Vec<Vector<D>>,
+    grad: Vec<Vector<D>>,
+    p: Vec<Vector<D>>,
+    trial: Vec<Vector<D>>,
+    /// Over the free degrees of freedom.
     rhs: Vec<f64>,
-    relag_kinetic: Vec<f64>,
-    relag_static: Vec<f64>,
-    /// The lumped mass of every degree of freedom (2 per node), kg: M's diagonal.
-    mass_diagonal: Vec<f64>,
 }
 
-impl Workspace {
-    /// The step's state for E: this step's x̃ and xⁿ, and the lagged μλ given.
-    fn step_state<'a>(&'a self, kinetic: &'a [f64], stat: &'a [f64]) -> StepState<'a> {
-        StepState {
-            x_tilde: &self.x_tilde,
-            x_n: &self.x_n,
-            mu_lambda_kinetic: kinetic,
-            mu_lambda_static: stat,
-        }
-    }
+/// One Newton iteration, for diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IterationTrace {
+    /// ‖p‖∞/h at the start of the iteration, m/s.
+    pub residual: f64,
+    /// The step filter's α₀.
+    pub filter_alpha: f64,
+    /// The accepted α.
+    pub alpha: f64,
+    /// E after the accepted line search, J.
+    pub energy: f64,
+    /// Smallest contact distance after it, m.
+    pub min_distance: f64,
+    /// The node with the largest |p| component (the one that set the residual).
+    pub worst_node: usize,
+    /// Re-lagging passes done before this iteration (0: the step's first solve, with λ lagged
+    /// at xⁿ; implicit lagging only).
+    pub lagging_pass: usize,
 }
 
-/// What the Newton step reads besides the energies, copied from the scene once (SPEC.md §2,
-/// §6): the step, the stopping rule, the line search's bounds and friction's lagging.
-#[derive(Clone, Copy, Debug)]
-struct NewtonSettings {
-    /// Time step h, s.
-    h: f64,
-    /// Newton tolerance on ‖p‖∞/h, m/s.
-    tol: f64,
-    /// Newton iteration bound per step.
-    max_iterations: usize,
-    /// Line-search halving bound.
-    max_halvings: usize,
-    /// The tunnelling filter's fraction.
-    filter_fraction: f64,
-    /// Whether the line search stops at friction's stick zone, and the zone's half-width ε_v h, m.
-    stick_filter: bool,
-    stick_width: f64,
-    /// Kinetic and static friction coefficients μ_k, μ_s.
-    mu: f64,
-    mu_static: f64,
-    /// How friction's normal force is lagged, its tolerance and pass bound.
-    lagging: Lagging,
-    lagging_tol: f64,
-    max_lagging: usize,
-}
-
-impl NewtonSettings {
-    fn of(scene: &Scene) -> Self {
-        NewtonSettings {
-            h: scene.h,
-            tol: scene.tol,
-            max_iterations: scene.max_iterations,
-            max_halvings: scene.max_halvings,
-            filter_fraction: scene.filter_fraction,
-            stick_filter: scene.stick_filter,
-            stick_width: scene.eps_v * scene.h,
-            mu: scene.mu,
-            mu_static: scene.mu_static,
-            lagging: scene.lagging,
-            lagging_tol: scene.lagging_tol,
-            max_lagging: scene.max_lagging,
-        }
-    }
-}
-
-/// The state of a simulation: mesh, scene, positions, velocities and the solver.
-pub struct Simulation {
-    /// The validated scene this simulation was built from. The solver copied what it needs at
-    /// construction (the terms of E, [`NewtonSettings`]); changing this afterwards changes
-    /// nothing in the stepping.
-    pub scene: Scene,
-    /// The mesh.
-    pub mesh: Mesh,
+/// The state of a simulation: positions, velocities and the solver.
+pub struct Simulation<const D: usize> {
     /// Node positions, m.
-    pub x: Vec<Vec2>,
+    pub x: Vec<Vector<D>>,
     /// Node velocities, m/s.
-    pub v: Vec<Vec2>,
-    /// μλᵢ of the last step (lagged, from its xⁿ; from x^{n+1} with implicit lagging), N. With
-    /// static and kinetic coefficients this is μ_kλᵢ.
-    pub mu_lambda: Vec<f64>,
-    /// μ_sλᵢ of the last step, N (equal to `mu_lambda` when the case states one μ).
-    pub mu_lambda_static: Vec<f64>,
+    pub v: Vec<Vector<D>>,
     /// Completed steps.
     pub step: usize,
-    barrier: Barrier,
-    friction: Friction,
-    settings: NewtonSettings,
-    potential: IncrementalPotential,
+    settings: SolverSettings,
+    mass: Vec<f64>,
+    /// The lumped mass of every free degree of freedom, kg: M's diagonal in the linear system.
+    mass_diagonal: Vec<f64>,
+    drivers: Vec<Box<dyn Driver<D>>>,
+    potential: IncrementalPotential<D>,
     system: HessianSystem,
-    ws: Workspace,
+    ws: Workspace<D>,
     /// Measure factor+solve time per step (adds two clock reads per iteration).
     pub time_linear_solve: bool,
     /// Record every Newton iteration of the last step in [`Simulation::iteration_trace`]
@@ -242,76 +209,77 @@ pub struct Simulation {
     pub iteration_trace: Vec<IterationTrace>,
 }
 
-/// One Newton iteration, for diagnostics.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct IterationTrace {
-    /// ‖p‖∞/h at the start of the iteration, m/s.
-    pub residual: f64,
-    /// The tunnelling filter's α₀.
-    pub filter_alpha: f64,
-    /// The accepted α.
-    pub alpha: f64,
-    /// E after the accepted line search, J.
-    pub energy: f64,
-    /// Smallest node-to-slope distance after it, m.
-    pub min_distance: f64,
-    /// The node with the largest |p| component (the one that set the residual).
-    pub worst_node: usize,
-    /// Re-lagging passes done before this iteration (0: the step's first solve, with λ lagged
-    /// at xⁿ; implicit lagging only).
-    pub lagging_pass: usize,
-}
+impl<const D: usize> Simulation<D> {
+    /// A simulation at t = 0 of `system`, with the factorisation chosen by its pattern.
+    pub fn new(system: System<D>) -> Result<Simulation<D>, LinearSolveError> {
+        Self::with_factorisation(system, FactorChoice::Auto)
+    }
 
-impl Simulation {
-    /// A simulation at t = 0 for `scene`: the square's mesh ([`Mesh::square`]) and the terms of
-    /// E built from it and the scene's constants.
-    pub fn new(scene: Scene) -> Result<Simulation, LinearSolveError> {
-        let mesh = Mesh::square(&scene);
-        let n = mesh.len();
-        let barrier = Barrier {
-            normal: scene.normal,
-            point: scene.point,
-            dhat: scene.dhat,
-            kappa: scene.kappa,
-            kind: scene.barrier_kind,
-        };
-        let friction = Friction {
-            normal: scene.normal,
-            eps_v: scene.eps_v,
-            h: scene.h,
-        };
-        let potential =
-            IncrementalPotential::new(slope_square_terms(&mesh, &scene, &barrier, &friction));
-        let system = HessianSystem::with_forms(
-            n,
-            &potential.hessian_elements(),
-            &potential.hessian_forms(),
-            Factorisation::for_dim(2 * n),
+    /// As [`Simulation::new`], with the factorisation chosen by the caller (benchmarks).
+    pub fn with_factorisation(
+        system: System<D>,
+        choice: FactorChoice,
+    ) -> Result<Simulation<D>, LinearSolveError> {
+        let System {
+            x0,
+            v0,
+            mass,
+            potentials,
+            contact,
+            drivers,
+            settings,
+        } = system;
+        let n = x0.len();
+        let h2 = settings.h * settings.h;
+        let mut terms: Vec<(Box<dyn Energy<D>>, f64)> =
+            vec![(Box::new(InertiaEnergy::new(mass.clone())), 1.0)];
+        terms.extend(potentials.into_iter().map(|t| (t, h2)));
+        let mut potential = IncrementalPotential::new(terms, contact, h2);
+        let mut prescribed = vec![false; D * n];
+        for d in &drivers {
+            let axes = d.axes();
+            for &node in d.nodes() {
+                for (c, &on) in axes.iter().enumerate() {
+                    prescribed[D * node + c] |= on;
+                }
+            }
+        }
+        let dofs = DofMap::from_prescribed(&prescribed);
+        let mass_diagonal = (0..D * n)
+            .filter(|&k| !prescribed[k])
+            .map(|k| mass[k / D])
+            .collect();
+        let free = dofs.free();
+        // The contact stage's collisions at x0, so that the pattern starts with them.
+        if let Some(c) = potential.contact_mut() {
+            c.begin_step(&x0, &x0);
+        }
+        let system = HessianSystem::new(
+            D,
+            dofs,
+            &(0..potential.len())
+                .map(|i| potential.group(i))
+                .collect::<Vec<_>>(),
+            choice,
         )?;
         Ok(Simulation {
-            x: mesh.x0.clone(),
-            v: vec![scene.velocity; n],
-            mu_lambda: vec![0.0; n],
-            mu_lambda_static: vec![0.0; n],
+            ws: Workspace {
+                x_tilde: vec![Vector::<D>::zeros(); n],
+                x_n: x0.clone(),
+                grad: vec![Vector::<D>::zeros(); n],
+                p: vec![Vector::<D>::zeros(); n],
+                trial: vec![Vector::<D>::zeros(); n],
+                rhs: vec![0.0; free],
+            },
+            x: x0,
+            v: v0,
             step: 0,
-            barrier,
-            friction,
-            settings: NewtonSettings::of(&scene),
+            settings,
+            mass,
+            mass_diagonal,
+            drivers,
             potential,
             system,
-            ws: Workspace {
-                x_tilde: vec![Vec2::zeros(); n],
-                x_n: vec![Vec2::zeros(); n],
-                grad: vec![Vec2::zeros(); n],
-                p: vec![Vec2::zeros(); n],
-                trial: vec![Vec2::zeros(); n],
-                rhs: vec![0.0; 2 * n],
-                relag_kinetic: vec![0.0; n],
-                relag_static: vec![0.0; n],
-                mass_diagonal: mesh.mass.iter().flat_map(|&m| [m, m]).collect(),
-            },
-            scene,
-            mesh,
             time_linear_solve: false,
             trace_iterations: false,
             iteration_trace: Vec::new(),
@@ -323,31 +291,89 @@ impl Simulation {
         self.step as f64 * self.settings.h
     }
 
-    /// The slope barrier.
-    pub fn barrier(&self) -> &Barrier {
-        &self.barrier
+    /// The solver's settings.
+    pub fn settings(&self) -> &SolverSettings {
+        &self.settings
     }
 
-    /// Friction constants of a step.
-    pub fn friction(&self) -> Friction {
-        self.friction
+    /// The lumped mass of every node, kg.
+    pub fn mass(&self) -> &[f64] {
+        &self.mass
     }
 
-    /// The friction force −∂Ψ_friction/∂x on node `i` at the current x, with the μλ of the last
-    /// step (static/kinetic blend), N.
-    pub fn friction_force(&self, i: usize) -> Vec2 {
-        let v = (self.x[i] - self.ws.x_n[i]) / self.settings.h;
-        -self
-            .friction
-            .node_gradient_blended(&v, self.mu_lambda[i], self.mu_lambda_static[i])
+    /// The contact stage, if the system has one.
+    pub fn contact(&self) -> Option<&ContactStage<D>> {
+        self.potential.contact()
+    }
+
+    /// The contact stage, to change what may change between steps (the friction table).
+    pub fn contact_mut(&mut self) -> Option<&mut ContactStage<D>> {
+        self.potential.contact_mut()
+    }
+
+    /// The terms of E (inertia first, then the system's potentials, then contact's).
+    pub fn terms(&self) -> impl Iterator<Item = &dyn Energy<D>> {
+        (0..self.potential.len()).map(|i| self.potential.term(i))
+    }
+
+    /// The drivers.
+    pub fn drivers(&self) -> &[Box<dyn Driver<D>>] {
+        &self.drivers
     }
 
     /// xⁿ of the last step (positions at its start), m.
-    pub fn previous_positions(&self) -> &[Vec2] {
+    pub fn previous_positions(&self) -> &[Vector<D>] {
         &self.ws.x_n
     }
 
-    /// Symbolic factorisations done so far (stays 1).
+    /// The step state of the last step taken (or of the first, before any), for evaluating
+    /// its terms at the current x.
+    pub fn last_step_state(&self) -> StepState<'_, D> {
+        StepState {
+            x_tilde: &self.ws.x_tilde,
+            x_n: &self.ws.x_n,
+            h: self.settings.h,
+            time: self.time(),
+        }
+    }
+
+    /// The contact and friction forces on every node at the current x with the last step's
+    /// lagged friction, N: −∂Ψ_barrier/∂x into `barrier` and −∂Ψ_friction/∂x into `friction`
+    /// (both zeroed first; zero without contact). Friction is zero before the first step.
+    pub fn contact_forces(&self, barrier: &mut [Vector<D>], friction: &mut [Vector<D>]) {
+        barrier.fill(Vector::<D>::zeros());
+        friction.fill(Vector::<D>::zeros());
+        let Some(contact) = self.contact() else {
+            return;
+        };
+        let state = self.last_step_state();
+        let mut buf = Vec::new();
+        for (k, term) in contact.potentials().enumerate() {
+            if k % 2 == 1 && self.step == 0 {
+                continue;
+            }
+            let out = if k % 2 == 0 {
+                &mut *barrier
+            } else {
+                &mut *friction
+            };
+            let elements = term.elements();
+            buf.clear();
+            buf.resize(elements.gradient_len(), Vector::<D>::zeros());
+            term.gradient(&self.x, &state, -1.0, &mut buf);
+            crate::energy::term::scatter_gradient(elements, &buf, out);
+        }
+    }
+
+    /// Every lagged friction contact of the last step at the current x into `out`.
+    pub fn contacts(&self, out: &mut Vec<ContactPoint<D>>) {
+        out.clear();
+        if let Some(c) = self.contact() {
+            c.contacts(&self.x, &self.last_step_state(), out);
+        }
+    }
+
+    /// Symbolic factorisations done so far (one at construction, one per pattern rebuild).
     pub fn symbolic_factorisations(&self) -> usize {
         self.system.symbolic_factorisations
     }
@@ -357,10 +383,26 @@ impl Simulation {
         self.system.numeric_factorisations
     }
 
-    /// Advance one step of h with the scene's Newton tolerance.
+    /// Assemblies at which the active contact set had changed (with or without a new
+    /// pattern).
+    pub fn active_set_changes(&self) -> usize {
+        self.system.active_set_changes
+    }
+
+    /// Advance one step of h with the system's Newton tolerance.
     pub fn step(&mut self) -> Result<StepStats, SolveError> {
         let tol = self.settings.tol;
         self.step_with_tol(tol)
+    }
+
+    /// The step state of the step being taken (end time t + h).
+    fn state<'a>(ws: &'a Workspace<D>, settings: &SolverSettings, step: usize) -> StepState<'a, D> {
+        StepState {
+            x_tilde: &ws.x_tilde,
+            x_n: &ws.x_n,
+            h: settings.h,
+            time: (step + 1) as f64 * settings.h,
+        }
     }
 
     /// Advance one step of h, stopping Newton when ‖p‖∞/h < `tol` (m/s).
@@ -374,7 +416,14 @@ impl Simulation {
             max_energy_increase: f64::NEG_INFINITY,
             ..Default::default()
         };
-        let mut energy = self.energy_at(&self.x);
+        let mut energy = self.value_at_x();
+        if !energy.is_finite() {
+            return Err(SolveError::DrivenIntoContact {
+                step,
+                time: t0,
+                end: t0 + h,
+            });
+        }
         let mut iteration = 0;
         self.iteration_trace.clear();
         loop {
@@ -385,7 +434,7 @@ impl Simulation {
                 if !self.relag_friction(&mut stats) {
                     break;
                 }
-                energy = self.energy_at(&self.x);
+                energy = self.value_at_x();
                 continue;
             }
             if iteration >= self.settings.max_iterations {
@@ -416,11 +465,7 @@ impl Simulation {
             energy = ls.energy_after;
             iteration += 1;
             if self.trace_iterations {
-                let min_distance = self
-                    .x
-                    .iter()
-                    .map(|x| self.barrier.distance(x))
-                    .fold(f64::INFINITY, f64::min);
+                let min_distance = self.min_distance();
                 let worst_node = (0..self.ws.p.len())
                     .max_by(|&a, &b| self.ws.p[a].amax().total_cmp(&self.ws.p[b].amax()))
                     .unwrap_or(0);
@@ -448,61 +493,89 @@ impl Simulation {
         Ok(stats)
     }
 
-    /// Sets what a step's E depends on from the current state: x̃ = xⁿ + h vⁿ, xⁿ, and the
-    /// lagged μλ at xⁿ (SPEC.md §2). [`Simulation::step_with_tol`] starts with it. Public only
-    /// for tests/derivatives.rs, which evaluates a step's E, gradient and Hessian without
+    /// Sets what a step's E depends on from the current state: x̃ = xⁿ + h vⁿ, xⁿ, the drivers'
+    /// positions at the step's end, the contact stage's candidates and friction lagged at xⁿ
+    /// (SPEC.md §2, §7). [`Simulation::step_with_tol`] starts with it. Public only for
+    /// tests/derivatives.rs, which evaluates a step's E, gradient and Hessian without
     /// stepping; hidden from the documented API.
     #[doc(hidden)]
     pub fn begin_step(&mut self) {
         let h = self.settings.h;
+        let end = (self.step + 1) as f64 * h;
         for i in 0..self.x.len() {
             self.ws.x_tilde[i] = self.x[i] + self.v[i] * h;
             self.ws.x_n[i] = self.x[i];
         }
-        lagging::lag_normal_forces(
-            &self.x,
-            &self.mesh.contact_area,
-            &self.barrier,
-            self.settings.mu,
-            self.settings.mu_static,
-            &mut self.mu_lambda,
-            &mut self.mu_lambda_static,
-        );
+        for d in &self.drivers {
+            let axes = d.axes();
+            for (k, &node) in d.nodes().iter().enumerate() {
+                let target = d.position(k, end);
+                for (c, &on) in axes.iter().enumerate() {
+                    if on {
+                        self.x[node][c] = target[c];
+                    }
+                }
+            }
+        }
+        if let Some(c) = self.potential.contact_mut() {
+            c.begin_step(&self.ws.x_n, &self.x);
+        }
     }
 
-    /// ∇E at `x` (per node, kg·m) and the lower triangle of the projected Hessian (kg) as the
-    /// solver assembles them for its linear solve, for the step set by
-    /// [`Simulation::begin_step`]. Allocates: public only for tests/derivatives.rs (the
-    /// assembled system against finite differences of [`Simulation::energy_at`]), hidden from
-    /// the documented API, not for the Newton loop.
+    /// E(x) of SPEC.md §2 for the current step (x̃, xⁿ and lagged friction as set by the step),
+    /// J·s² (kg·m²), with the contact stage's candidates found at `x` first. Public only for
+    /// the tests (finite differences of the E the line search uses), hidden from the
+    /// documented API; the Newton loop evaluates E through its own candidates.
+    #[doc(hidden)]
+    pub fn energy_at(&mut self, x: &[Vector<D>]) -> f64 {
+        if let Some(c) = self.potential.contact_mut() {
+            c.find_candidates(x, x);
+        }
+        let state = Self::state(&self.ws, &self.settings, self.step);
+        self.potential.value(x, &state)
+    }
+
+    /// ∇E at `x` (per node, kg·m) and the lower triangle of the projected Hessian over the free
+    /// degrees of freedom (kg) as the solver assembles them for its linear solve, for the step
+    /// set by [`Simulation::begin_step`]. Allocates: public only for tests/derivatives.rs,
+    /// hidden from the documented API, not for the Newton loop.
     #[doc(hidden)]
     pub fn assembled_gradient_and_hessian(
         &mut self,
-        x: &[Vec2],
-    ) -> (Vec<Vec2>, nalgebra_sparse::CscMatrix<f64>) {
+        x: &[Vector<D>],
+    ) -> Result<(Vec<Vector<D>>, nalgebra_sparse::CscMatrix<f64>), LinearSolveError> {
+        if let Some(c) = self.potential.contact_mut() {
+            c.find_candidates(x, x);
+        }
         let saved = std::mem::replace(&mut self.x, x.to_vec());
-        self.assemble();
+        let assembled = self.assemble();
         self.x = saved;
-        (self.ws.grad.clone(), self.system.matrix().clone())
+        assembled?;
+        Ok((self.ws.grad.clone(), self.system.matrix().clone()))
     }
 
-    /// Implicit lagging (SPEC.md §6, [`lagging`]): at a converged x, evaluates λ there; returns
-    /// true (with the new λ in place) when the step must be solved again.
+    /// E at the current x, through the stage's current candidates.
+    fn value_at_x(&self) -> f64 {
+        let state = Self::state(&self.ws, &self.settings, self.step);
+        self.potential.value(&self.x, &state)
+    }
+
+    /// The smallest contact distance at the current x, m (+∞ without contact).
+    fn min_distance(&self) -> f64 {
+        self.contact()
+            .map_or(f64::INFINITY, |c| c.min_distance(&self.x))
+    }
+
+    /// Implicit lagging (module comment): at a converged x, friction lagged there; returns true
+    /// (with the new collisions in place) when the step must be solved again.
     fn relag_friction(&mut self, stats: &mut StepStats) -> bool {
         if self.settings.lagging != Lagging::Implicit {
             return false;
         }
-        lagging::lag_normal_forces(
-            &self.x,
-            &self.mesh.contact_area,
-            &self.barrier,
-            self.settings.mu,
-            self.settings.mu_static,
-            &mut self.ws.relag_kinetic,
-            &mut self.ws.relag_static,
-        );
-        stats.lagging_change =
-            lagging::relative_change(&self.mu_lambda_static, &self.ws.relag_static);
+        let Some(contact) = self.potential.contact_mut() else {
+            return false;
+        };
+        stats.lagging_change = contact.relag(&self.x);
         if stats.lagging_change <= self.settings.lagging_tol {
             return false;
         }
@@ -510,8 +583,7 @@ impl Simulation {
             stats.lagging_unconverged = true;
             return false;
         }
-        std::mem::swap(&mut self.mu_lambda, &mut self.ws.relag_kinetic);
-        std::mem::swap(&mut self.mu_lambda_static, &mut self.ws.relag_static);
+        contact.accept_relag();
         stats.lagging_passes += 1;
         true
     }
@@ -522,22 +594,18 @@ impl Simulation {
     ) -> Result<LineSearchResult, line_search::LineSearchFailure> {
         let mut trial = std::mem::take(&mut self.ws.trial);
         let p = std::mem::take(&mut self.ws.p);
-        let fraction = self.settings.filter_fraction;
-        // The slope's tunnelling filter, and the terms' own (the inversion barrier's, when on).
-        let mut alpha0 = barrier::max_step(&self.x, &p, &self.barrier, fraction)
-            .min(self.potential.max_step(&self.x, &p, fraction));
-        if self.settings.stick_filter {
-            // Friction's stick-zone filter (`newton.stick_filter`).
-            alpha0 = alpha0.min(friction::stick_zone_max_step(
-                &self.x,
-                &self.ws.x_n,
-                &p,
-                &self.mu_lambda,
-                &self.mu_lambda_static,
-                &self.barrier.normal,
-                self.settings.stick_width,
-            ));
+        for ((t, x), p) in trial.iter_mut().zip(&self.x).zip(&p) {
+            *t = x + p;
         }
+        if let Some(c) = self.potential.contact_mut() {
+            c.find_candidates(&self.x, &trial);
+        }
+        let state = Self::state(&self.ws, &self.settings, self.step);
+        let alpha0 = self
+            .potential
+            .max_step(&self.x, &p, &state, self.settings.filter_fraction)
+            .min(1.0);
+        let potential = &self.potential;
         let r = line_search::backtrack(
             &self.x,
             &p,
@@ -545,74 +613,84 @@ impl Simulation {
             self.settings.max_halvings,
             energy_before,
             &mut trial,
-            |xt| self.energy_at(xt),
+            |xt| potential.value(xt, &state),
         );
         self.ws.trial = trial;
         self.ws.p = p;
         r
     }
 
-    /// No node at or below the slope, no NaN/inf in x or v. Returns the minimum distance.
+    /// No non-finite x or v, no contact pair at or past contact. Returns the minimum distance.
     fn check_invariants(&self, step: usize) -> Result<f64, SolveError> {
-        let mut min_d = f64::INFINITY;
+        let bad = |what: String| SolveError::Invariant {
+            step,
+            time: self.time(),
+            what,
+        };
         for (i, (x, v)) in self.x.iter().zip(&self.v).enumerate() {
-            let bad = |what: String| SolveError::Invariant {
-                step,
-                time: self.time(),
-                what,
-            };
             if !(x.iter().all(|c| c.is_finite()) && v.iter().all(|c| c.is_finite())) {
                 return Err(bad(format!(
-                    "node {i} has a non-finite state x = {x:?}, v = {v:?}"
+                    "node {i} has a non-finite state x = {:?}, v = {:?}",
+                    x.as_slice(),
+                    v.as_slice()
                 )));
             }
-            let d = self.barrier.distance(x);
-            if d <= 0.0 {
-                return Err(bad(format!("node {i} at or below the slope (d = {d:e} m)")));
-            }
-            min_d = min_d.min(d);
         }
-        Ok(min_d)
-    }
-
-    /// E(x) of SPEC.md §2 for the current step (x̃, xⁿ, μλ as set by the step), J·s² (kg·m²).
-    pub fn energy_at(&self, x: &[Vec2]) -> f64 {
-        let state = self.ws.step_state(&self.mu_lambda, &self.mu_lambda_static);
-        self.potential.value(x, &state)
+        let d = self.min_distance();
+        if d <= 0.0 || d.is_nan() {
+            return Err(bad(format!(
+                "a contact pair is at or past contact (distance {d:e} m)"
+            )));
+        }
+        Ok(d)
     }
 
     /// ∇E into `ws.grad` and the projected Hessian into the system's matrix, at the current x.
-    fn assemble(&mut self) {
-        // Field by field: `ws.grad` is written while x̃ and xⁿ are read.
+    fn assemble(&mut self) -> Result<(), LinearSolveError> {
+        self.potential.update_contact(&self.x);
         let state = StepState {
             x_tilde: &self.ws.x_tilde,
             x_n: &self.ws.x_n,
-            mu_lambda_kinetic: &self.mu_lambda,
-            mu_lambda_static: &self.mu_lambda_static,
+            h: self.settings.h,
+            time: (self.step + 1) as f64 * self.settings.h,
         };
-        self.ws.grad.fill(Vec2::zeros());
+        self.ws.grad.fill(Vector::<D>::zeros());
         self.potential.gradient(&self.x, &state, &mut self.ws.grad);
         self.potential.hessian(&self.x, &state);
-        self.system.assemble(self.potential.blocks());
+        let potential = &self.potential;
+        self.system
+            .assemble(potential.len(), |i| potential.group(i))
     }
 
-    /// ∇E and the projected Hessian at the current x; solves H p = −∇E into `ws.p`.
+    /// ∇E and the projected Hessian at the current x; solves H p = −∇E into `ws.p` (zero on the
+    /// prescribed degrees of freedom).
     fn search_direction(
         &mut self,
         step: usize,
         iteration: usize,
         stats: &mut StepStats,
     ) -> Result<(), SolveError> {
-        let h = self.settings.h;
-        self.assemble();
-        let ws = &mut self.ws;
-        for (i, g) in ws.grad.iter().enumerate() {
-            ws.rhs[2 * i] = -g.x;
-            ws.rhs[2 * i + 1] = -g.y;
+        let time = self.time();
+        let previous_residual = (iteration > 0).then_some(stats.residual);
+        let linear_error = |ws: &Workspace<D>, source| SolveError::Linear {
+            step,
+            time,
+            iteration,
+            gradient: ws.grad.iter().map(|g| g.amax()).fold(0.0, f64::max),
+            residual: previous_residual,
+            source,
+        };
+        if let Err(source) = self.assemble() {
+            return Err(linear_error(&self.ws, source));
+        }
+        let dofs = self.system.dofs();
+        for (k, g) in self.ws.grad.iter().flat_map(|g| g.iter()).enumerate() {
+            let row = dofs.row(k);
+            if row != DofMap::PRESCRIBED {
+                self.ws.rhs[row] = -g;
+            }
         }
         let clock = self.time_linear_solve.then(std::time::Instant::now);
-        let time = self.step as f64 * h;
-        let previous_residual = (iteration > 0).then_some(stats.residual);
         let mut factored = self.system.factorize();
         let mut applied = 0.0;
         for tau in MASS_SHIFTS {
@@ -620,10 +698,11 @@ impl Simulation {
                 break;
             }
             // The skyline factors in place: the failed attempt left no matrix behind.
+            let potential = &self.potential;
             self.system
-                .restore(self.potential.blocks(), &ws.mass_diagonal);
+                .restore(|i| potential.group(i), &self.mass_diagonal);
             self.system
-                .add_to_diagonal(&ws.mass_diagonal, tau - applied);
+                .add_to_diagonal(&self.mass_diagonal, tau - applied);
             applied = tau;
             factored = self.system.factorize();
             if factored.is_ok() {
@@ -632,75 +711,37 @@ impl Simulation {
             }
         }
         if factored.is_err() {
-            let state = ws.step_state(&self.mu_lambda, &self.mu_lambda_static);
+            let state = Self::state(&self.ws, &self.settings, self.step);
             // Still indefinite with the largest mass shift: this iteration falls back to the
             // clamped projection of SPEC.md §2.
             if self.potential.project_indefinite_terms(&self.x, &state) {
-                self.system.assemble(self.potential.blocks());
+                let potential = &self.potential;
+                if let Err(source) = self
+                    .system
+                    .assemble(potential.len(), |i| potential.group(i))
+                {
+                    return Err(linear_error(&self.ws, source));
+                }
                 factored = self.system.factorize();
                 stats.projection_fallbacks += 1;
             }
         }
-        factored.map_err(|source| SolveError::Linear {
-            step,
-            time,
-            iteration,
-            gradient: ws.grad.iter().map(|g| g.amax()).fold(0.0, f64::max),
-            residual: previous_residual,
-            source,
-        })?;
-        self.system.solve_in_place(&mut ws.rhs);
+        if let Err(source) = factored {
+            return Err(linear_error(&self.ws, source));
+        }
+        self.system.solve_in_place(&mut self.ws.rhs);
         if let Some(c) = clock {
             stats.factor_solve_seconds += c.elapsed().as_secs_f64();
         }
-        for (i, p) in ws.p.iter_mut().enumerate() {
-            *p = Vec2::new(ws.rhs[2 * i], ws.rhs[2 * i + 1]);
+        let dofs = self.system.dofs();
+        for (k, p) in self.ws.p.iter_mut().flat_map(|p| p.iter_mut()).enumerate() {
+            let row = dofs.row(k);
+            *p = if row == DofMap::PRESCRIBED {
+                0.0
+            } else {
+                self.ws.rhs[row]
+            };
         }
         Ok(())
     }
-}
-
-/// The terms of E for the square on the slope (SPEC.md §2), in the order they are summed:
-/// inertia (weight 1), then springs, gravity, barrier and friction (weight h²), and the
-/// inversion barrier (weight h²) when the case has an `[inversion]` table.
-fn slope_square_terms(
-    mesh: &Mesh,
-    scene: &Scene,
-    barrier: &Barrier,
-    friction: &Friction,
-) -> Vec<(Box<dyn Energy>, f64)> {
-    let n = mesh.len();
-    let h2 = scene.h * scene.h;
-    let mut terms: Vec<(Box<dyn Energy>, f64)> = vec![
-        (Box::new(InertiaEnergy::new(mesh.mass.clone())), 1.0),
-        (
-            Box::new(SpringEnergy::new(
-                mesh.edges.clone(),
-                mesh.rest_l2.clone(),
-                scene.stiffness,
-                scene.spring_projection,
-            )),
-            h2,
-        ),
-        (
-            Box::new(GravityEnergy::new(mesh.mass.clone(), scene.gravity)),
-            h2,
-        ),
-        (
-            Box::new(BarrierEnergy::new(*barrier, mesh.contact_area.clone())),
-            h2,
-        ),
-        (
-            Box::new(FrictionEnergy::new(*friction, n, Projection::Clamp)),
-            h2,
-        ),
-    ];
-    if let Some(inversion) = scene.inversion {
-        let triangles = cell_triangles(scene.n_seg);
-        terms.push((
-            Box::new(InversionEnergy::new(triangles, &mesh.x0, inversion)),
-            h2,
-        ));
-    }
-    terms
 }

@@ -1,59 +1,68 @@
-//! The incremental potential E(x) = Σₖ wₖ Ψₖ(x) (SPEC.md §2) as a list of weighted terms, and
-//! its per-term buffers for element gradients and Hessian blocks, allocated once: the Newton
-//! loop's E, ∇E and element blocks come from here without allocating.
+//! The incremental potential E(x) = Σₖ wₖ Ψₖ(x) (SPEC.md §2, §7) as a list of weighted terms
+//! (inertia with w = 1, the system's potentials and the contact stage's with w = h²), and the
+//! per-term buffers for element gradients and Hessian blocks, kept between iterations: the
+//! Newton loop's E, ∇E and element blocks come from here without allocating once the buffers
+//! have grown to the largest active contact set.
 //!
 //! Terms that depend on x alone ([`Energy::depends_on_step`] false: springs, gravity, the
-//! slope's barrier) are not evaluated again at an x they were last evaluated at: their values,
-//! element gradients and blocks are kept with the x they belong to (`AtX`), compared bit for
-//! bit. Each step starts at the x the last one ended at, where the last step's final Newton
-//! iteration computed their gradients and blocks and its line search their values, so the
-//! step's E(xⁿ) and first assembly reuse them (docs/benchmarks.md). The values reused are the
-//! ones that would be computed, so nothing changes to the last bit.
+//! barrier) are not evaluated again at an x they were last evaluated at: their values, element
+//! gradients and blocks are kept with the x they belong to (`AtX`), compared bit for bit. Each
+//! step starts at the x the last one ended at, where the last step's final Newton iteration
+//! computed their gradients and blocks and its line search their values, so the step's E(xⁿ)
+//! and first assembly reuse them (docs/benchmarks.md). The values reused are the ones that
+//! would be computed, so nothing changes to the last bit.
 
+use crate::contact::ContactStage;
 use crate::energy::term::{scatter_difference_gradient, scatter_gradient};
-use crate::energy::{BlockForm, Elements, Energy, StepState, Vec2};
+use crate::energy::{BlockForm, Elements, Energy, StepState, Vector};
+use crate::solver::assembly::Group;
 
-/// One term of E with its weight and buffers.
-struct Weighted {
-    energy: Box<dyn Energy>,
+/// One term's weight and buffers.
+struct Slot<const D: usize> {
     /// w: 1 for inertia, h² for a potential, in s² where it converts J to E's kg·m².
     weight: f64,
     /// Element gradients ([`Energy::gradient`]'s layout; for a term in difference form, one g
-    /// per element, [`crate::energy::DifferenceEnergy::difference_gradient`]'s layout).
-    gradient: Vec<Vec2>,
-    /// How its Hessian reaches the solver: [`BlockForm::Difference`] where the term has that
-    /// form ([`Energy::as_difference`]).
+    /// per element).
+    gradient: Vec<Vector<D>>,
+    /// Element Hessian blocks ([`Energy::hessian`]'s layout, D² per element in difference
+    /// form; empty for a linear term).
+    blocks: Vec<f64>,
+    /// How its Hessian reaches the solver.
     form: BlockForm,
     /// Whether the term is a function of x alone (its results may be reused at the same x).
     reusable: bool,
+    /// Whether its Hessian is zero.
+    linear: bool,
+    /// Whether its elements never change.
+    fixed: bool,
 }
 
 /// The reusable terms' values (weight 1, one per term; unused for the others) and the x they
-/// were computed at. Behind a `RefCell`: E is evaluated through `&self` (the line search's
-/// closure), and this is the one thing an evaluation updates.
+/// were computed at. Behind a `RefCell`: E is evaluated through `&self`, and this is the one
+/// thing an evaluation updates.
 #[derive(Default)]
-struct Values {
-    at: AtX,
+struct Values<const D: usize> {
+    at: AtX<D>,
     of_term: Vec<f64>,
 }
 
 /// The x some results were computed at (empty: none yet), to tell whether they still hold.
 #[derive(Default)]
-struct AtX(Vec<Vec2>);
+struct AtX<const D: usize>(Vec<Vector<D>>);
 
-impl AtX {
+impl<const D: usize> AtX<D> {
     /// Whether `x` is, bit for bit, the x recorded.
-    fn holds(&self, x: &[Vec2]) -> bool {
+    fn holds(&self, x: &[Vector<D>]) -> bool {
         self.0.len() == x.len()
-            && self
-                .0
-                .iter()
-                .zip(x)
-                .all(|(a, b)| a.x.to_bits() == b.x.to_bits() && a.y.to_bits() == b.y.to_bits())
+            && self.0.iter().zip(x).all(|(a, b)| {
+                a.iter()
+                    .zip(b.iter())
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            })
     }
 
     /// Records `x` (no allocation once the length is reached).
-    fn set(&mut self, x: &[Vec2]) {
+    fn set(&mut self, x: &[Vector<D>]) {
         self.0.clear();
         self.0.extend_from_slice(x);
     }
@@ -63,106 +72,142 @@ impl AtX {
     }
 }
 
-fn form_of(energy: &dyn Energy) -> BlockForm {
-    if energy.as_difference().is_some() {
-        BlockForm::Difference
+/// The i-th term of E: the system's terms, then the contact stage's potentials.
+fn term<'a, const D: usize>(
+    terms: &'a [Box<dyn Energy<D>>],
+    contact: &'a Option<ContactStage<D>>,
+    i: usize,
+) -> &'a dyn Energy<D> {
+    if i < terms.len() {
+        &*terms[i]
     } else {
-        BlockForm::Full
+        let c = contact
+            .as_ref()
+            .expect("a contact potential's slot has a stage");
+        let set = &c.sets()[(i - terms.len()) / 2];
+        if (i - terms.len()).is_multiple_of(2) {
+            set.barrier()
+        } else {
+            set.friction()
+        }
     }
 }
 
 /// E as a list of weighted terms, in the order they are summed.
-pub struct IncrementalPotential {
-    terms: Vec<Weighted>,
-    /// Element Hessian blocks of every term ([`Energy::hessian`]'s layout, or four entries per
-    /// element for a term in difference form; empty for a linear term), in the order of
-    /// [`IncrementalPotential::hessian_elements`].
-    blocks: Vec<Vec<f64>>,
-    /// The reusable terms' values and where they were computed.
-    values: std::cell::RefCell<Values>,
-    /// Where their element gradients were computed.
-    gradient_at: AtX,
+pub struct IncrementalPotential<const D: usize> {
+    terms: Vec<Box<dyn Energy<D>>>,
+    contact: Option<ContactStage<D>>,
+    slots: Vec<Slot<D>>,
+    values: std::cell::RefCell<Values<D>>,
+    /// Where the reusable terms' element gradients were computed.
+    gradient_at: AtX<D>,
     /// Where their blocks were computed (forgotten when a fallback projection replaces them).
-    blocks_at: AtX,
+    blocks_at: AtX<D>,
 }
 
-impl IncrementalPotential {
-    /// The potential Σ wₖ Ψₖ of `terms` (energy, weight), summed in this order.
-    pub fn new(terms: Vec<(Box<dyn Energy>, f64)>) -> Self {
-        let blocks = terms
-            .iter()
-            .map(|(energy, _)| {
-                if energy.is_linear() {
-                    Vec::new()
-                } else if form_of(energy.as_ref()) == BlockForm::Difference {
-                    vec![0.0; 4 * energy.elements().len()]
+impl<const D: usize> IncrementalPotential<D> {
+    /// The potential of `terms` (energy, weight), summed in this order, then of the contact
+    /// stage's potentials with weight `contact_weight`.
+    pub fn new(
+        terms: Vec<(Box<dyn Energy<D>>, f64)>,
+        contact: Option<ContactStage<D>>,
+        contact_weight: f64,
+    ) -> Self {
+        let contact_count = contact.as_ref().map_or(0, |c| c.potential_count());
+        let (terms, weights): (Vec<_>, Vec<_>) = terms.into_iter().unzip();
+        let count = terms.len() + contact_count;
+        let slots = (0..count)
+            .map(|i| {
+                let e = term(&terms, &contact, i);
+                let weight = weights.get(i).copied().unwrap_or(contact_weight);
+                let form = if e.as_difference().is_some() {
+                    BlockForm::Difference
                 } else {
-                    vec![0.0; energy.elements().hessian_len()]
+                    BlockForm::Full
+                };
+                Slot {
+                    weight,
+                    gradient: Vec::new(),
+                    blocks: Vec::new(),
+                    form,
+                    reusable: !e.depends_on_step(),
+                    linear: e.is_linear(),
+                    fixed: e.fixed_elements(),
                 }
             })
             .collect();
-        let terms: Vec<Weighted> = terms
-            .into_iter()
-            .map(|(energy, weight)| Weighted {
-                gradient: vec![Vec2::zeros(); energy.elements().gradient_len()],
-                form: form_of(energy.as_ref()),
-                reusable: !energy.depends_on_step(),
-                energy,
-                weight,
-            })
-            .collect();
-        let values = std::cell::RefCell::new(Values {
-            at: AtX::default(),
-            of_term: vec![0.0; terms.len()],
-        });
         IncrementalPotential {
             terms,
-            blocks,
-            values,
+            contact,
+            slots,
+            values: std::cell::RefCell::new(Values {
+                at: AtX::default(),
+                of_term: vec![0.0; count],
+            }),
             gradient_at: AtX::default(),
             blocks_at: AtX::default(),
         }
     }
 
-    /// The elements whose Hessian blocks [`IncrementalPotential::hessian`] fills, one entry
-    /// per term ([`Elements::NONE`] for a linear term): the input of the sparsity pattern.
-    pub fn hessian_elements(&self) -> Vec<Elements<'_>> {
-        self.terms
-            .iter()
-            .map(|t| {
-                if t.energy.is_linear() {
-                    Elements::NONE
-                } else {
-                    t.energy.elements()
-                }
-            })
-            .collect()
+    /// Number of terms, contact potentials included.
+    pub fn len(&self) -> usize {
+        self.slots.len()
     }
 
-    /// The [`BlockForm`] of every term's blocks in [`IncrementalPotential::blocks`], in the
-    /// order of [`IncrementalPotential::hessian_elements`].
-    pub fn hessian_forms(&self) -> Vec<BlockForm> {
-        self.terms.iter().map(|t| t.form).collect()
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The i-th term.
+    pub fn term(&self, i: usize) -> &dyn Energy<D> {
+        term(&self.terms, &self.contact, i)
+    }
+
+    /// The contact stage.
+    pub fn contact(&self) -> Option<&ContactStage<D>> {
+        self.contact.as_ref()
+    }
+
+    /// The contact stage, to update it.
+    pub fn contact_mut(&mut self) -> Option<&mut ContactStage<D>> {
+        self.contact.as_mut()
+    }
+
+    /// The i-th term's blocks as the assembly takes them (its elements as they are now; none
+    /// for a linear term).
+    pub fn group(&self, i: usize) -> Group<'_> {
+        let s = &self.slots[i];
+        Group {
+            elements: if s.linear {
+                Elements::NONE
+            } else {
+                self.term(i).elements()
+            },
+            form: s.form,
+            blocks: &s.blocks,
+            fixed: s.fixed || s.linear,
+        }
     }
 
     /// E(x), J·s² (kg·m²). Consecutive terms of equal weight are summed before their weight is
-    /// applied: E = Ψ_inertia + h² (Ψ_spring + Ψ_gravity + Ψ_barrier + Ψ_friction), SPEC.md §2's
-    /// form, with the rounding the solver has always had.
-    pub fn value(&self, x: &[Vec2], step: &StepState) -> f64 {
+    /// applied: E = Ψ_inertia + h² (Ψ_spring + Ψ_gravity + … + Ψ_barrier + Ψ_friction),
+    /// SPEC.md §2's form. The contact stage must have candidates covering x.
+    pub fn value(&self, x: &[Vector<D>], step: &StepState<D>) -> f64 {
         let mut values = self.values.borrow_mut();
         let reuse = values.at.holds(x);
         let mut total = 0.0;
         let mut k = 0;
-        while k < self.terms.len() {
-            let weight = self.terms[k].weight;
+        while k < self.slots.len() {
+            let weight = self.slots[k].weight;
             let mut group = 0.0;
-            while k < self.terms.len() && self.terms[k].weight == weight {
-                let t = &self.terms[k];
-                group += if !t.reusable {
-                    t.energy.value(x, step, 1.0)
+            while k < self.slots.len() && self.slots[k].weight == weight {
+                let t = self.term(k);
+                group += if !self.slots[k].reusable {
+                    t.value(x, step, 1.0)
                 } else {
                     if !reuse {
-                        values.of_term[k] = t.energy.value(x, step, 1.0);
+                        values.of_term[k] = t.value(x, step, 1.0);
                     }
                     values.of_term[k]
                 };
@@ -176,23 +221,36 @@ impl IncrementalPotential {
         total
     }
 
-    /// Adds ∇E(x) to `grad` (per node, kg·m), term by term in order.
-    pub fn gradient(&mut self, x: &[Vec2], step: &StepState, grad: &mut [Vec2]) {
+    /// The contact stage's collisions at `x` (before a gradient or Hessian there).
+    pub fn update_contact(&mut self, x: &[Vector<D>]) {
+        if let Some(c) = &mut self.contact {
+            c.update(x);
+        }
+    }
+
+    /// Adds ∇E(x) to `grad` (per node, kg·m), term by term in order. The contact stage must
+    /// have been updated at x ([`IncrementalPotential::update_contact`]).
+    pub fn gradient(&mut self, x: &[Vector<D>], step: &StepState<D>, grad: &mut [Vector<D>]) {
         let reuse = self.gradient_at.holds(x);
-        for t in &mut self.terms {
-            let compute = !(reuse && t.reusable);
-            match t.energy.as_difference() {
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            let t = term(&self.terms, &self.contact, i);
+            let compute = !(reuse && s.reusable);
+            let elements = t.elements();
+            match t.as_difference() {
                 Some(d) => {
                     if compute {
-                        d.difference_gradient(x, step, t.weight, &mut t.gradient);
+                        s.gradient.resize(elements.len(), Vector::<D>::zeros());
+                        d.difference_gradient(x, step, s.weight, &mut s.gradient);
                     }
-                    scatter_difference_gradient(t.energy.elements(), &t.gradient, grad);
+                    scatter_difference_gradient(elements, &s.gradient, grad);
                 }
                 None => {
                     if compute {
-                        t.energy.gradient(x, step, t.weight, &mut t.gradient);
+                        s.gradient
+                            .resize(elements.gradient_len(), Vector::<D>::zeros());
+                        t.gradient(x, step, s.weight, &mut s.gradient);
                     }
-                    scatter_gradient(t.energy.elements(), &t.gradient, grad);
+                    scatter_gradient(elements, &s.gradient, grad);
                 }
             }
         }
@@ -202,16 +260,25 @@ impl IncrementalPotential {
     }
 
     /// Every term's weighted element Hessian blocks at x (projected as each term is
-    /// configured) into [`IncrementalPotential::blocks`].
-    pub fn hessian(&mut self, x: &[Vec2], step: &StepState) {
+    /// configured), kept for [`IncrementalPotential::group`]. The contact stage must have been
+    /// updated at x.
+    pub fn hessian(&mut self, x: &[Vector<D>], step: &StepState<D>) {
         let reuse = self.blocks_at.holds(x);
-        for (t, out) in self.terms.iter().zip(&mut self.blocks) {
-            if t.energy.is_linear() || (reuse && t.reusable) {
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if s.linear || (reuse && s.reusable) {
                 continue;
             }
-            match t.energy.as_difference() {
-                Some(d) => d.difference_hessian(x, step, t.weight, out),
-                None => t.energy.hessian(x, step, t.weight, out),
+            let t = term(&self.terms, &self.contact, i);
+            let elements = t.elements();
+            match t.as_difference() {
+                Some(d) => {
+                    s.blocks.resize(elements.len() * D * D, 0.0);
+                    d.difference_hessian(x, step, s.weight, &mut s.blocks);
+                }
+                None => {
+                    s.blocks.resize(elements.hessian_len(D), 0.0);
+                    t.hessian(x, step, s.weight, &mut s.blocks);
+                }
             }
         }
         if !reuse {
@@ -222,15 +289,16 @@ impl IncrementalPotential {
     /// Replaces the blocks of every term whose Hessian may be indefinite by their PSD
     /// projection ([`Energy::psd_hessian`]); false when every term's blocks were PSD already
     /// (nothing to fall back to).
-    pub fn project_indefinite_terms(&mut self, x: &[Vec2], step: &StepState) -> bool {
+    pub fn project_indefinite_terms(&mut self, x: &[Vector<D>], step: &StepState<D>) -> bool {
         // The projected blocks are not the ones `hessian` computes at x.
         self.blocks_at.forget();
         let mut any = false;
-        for (t, out) in self.terms.iter().zip(&mut self.blocks) {
-            if !t.energy.is_linear() && !t.energy.hessian_is_psd() {
-                match t.energy.as_difference() {
-                    Some(d) => d.difference_psd_hessian(x, step, t.weight, out),
-                    None => t.energy.psd_hessian(x, step, t.weight, out),
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            let t = term(&self.terms, &self.contact, i);
+            if !s.linear && !t.hessian_is_psd() {
+                match t.as_difference() {
+                    Some(d) => d.difference_psd_hessian(x, step, s.weight, &mut s.blocks),
+                    None => t.psd_hessian(x, step, s.weight, &mut s.blocks),
                 }
                 any = true;
             }
@@ -238,25 +306,26 @@ impl IncrementalPotential {
         any
     }
 
-    /// The smallest [`Energy::max_step`] of the terms along `p` from `x` (+∞ when no term
-    /// bounds the step; the slope's tunnelling filter is applied by the caller).
-    pub fn max_step(&self, x: &[Vec2], p: &[Vec2], fraction: f64) -> f64 {
-        self.terms
-            .iter()
-            .map(|t| t.energy.max_step(x, p, fraction))
+    /// The smallest [`Energy::max_step`] of the terms along `p` from `x` (the step filter:
+    /// contact's CCD, the inversion filter, friction's stick zone; +∞ when no term bounds the
+    /// step). The contact stage's candidates must cover x → x + p.
+    pub fn max_step(
+        &self,
+        x: &[Vector<D>],
+        p: &[Vector<D>],
+        step: &StepState<D>,
+        fraction: f64,
+    ) -> f64 {
+        (0..self.slots.len())
+            .map(|i| self.term(i).max_step(x, p, step, fraction))
             .fold(f64::INFINITY, f64::min)
-    }
-
-    /// The element Hessian blocks of the last [`IncrementalPotential::hessian`], per term, in
-    /// each term's [`BlockForm`] ([`IncrementalPotential::hessian_forms`]).
-    pub fn blocks(&self) -> &[Vec<f64>] {
-        &self.blocks
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::energy::Vec2;
     use crate::energy::inertia::InertiaEnergy;
     use crate::energy::spring::{Projection, SpringEnergy};
     use std::sync::Arc;
@@ -268,22 +337,22 @@ mod tests {
         calls: Arc<AtomicUsize>,
     }
 
-    impl<E: Energy> Energy for Counted<E> {
+    impl<E: Energy<2>> Energy<2> for Counted<E> {
         fn name(&self) -> &'static str {
             self.inner.name()
         }
         fn elements(&self) -> Elements<'_> {
             self.inner.elements()
         }
-        fn value(&self, x: &[Vec2], step: &StepState, weight: f64) -> f64 {
+        fn value(&self, x: &[Vec2], step: &StepState<2>, weight: f64) -> f64 {
             self.calls.fetch_add(1, Ordering::Relaxed);
             self.inner.value(x, step, weight)
         }
-        fn gradient(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [Vec2]) {
+        fn gradient(&self, x: &[Vec2], step: &StepState<2>, weight: f64, out: &mut [Vec2]) {
             self.calls.fetch_add(1, Ordering::Relaxed);
             self.inner.gradient(x, step, weight, out)
         }
-        fn hessian(&self, x: &[Vec2], step: &StepState, weight: f64, out: &mut [f64]) {
+        fn hessian(&self, x: &[Vec2], step: &StepState<2>, weight: f64, out: &mut [f64]) {
             self.calls.fetch_add(1, Ordering::Relaxed);
             self.inner.hessian(x, step, weight, out)
         }
@@ -292,11 +361,10 @@ mod tests {
         }
     }
 
-    /// Inertia (depends on the step's x̃) and a spring (x alone), each counted, in a potential;
-    /// and the same two terms uncounted, evaluated directly, as the reference.
-    fn potential() -> (IncrementalPotential, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    /// Inertia (depends on the step's x̃) and a spring (x alone), each counted, in a potential.
+    fn potential() -> (IncrementalPotential<2>, Arc<AtomicUsize>, Arc<AtomicUsize>) {
         let (inertia_calls, spring_calls) = (Arc::default(), Arc::default());
-        let terms: Vec<(Box<dyn Energy>, f64)> = vec![
+        let terms: Vec<(Box<dyn Energy<2>>, f64)> = vec![
             (
                 Box::new(Counted {
                     inner: InertiaEnergy::new(vec![1.0 / 3.0; 3]),
@@ -318,7 +386,7 @@ mod tests {
             ),
         ];
         (
-            IncrementalPotential::new(terms),
+            IncrementalPotential::new(terms, None, 1e-4),
             inertia_calls,
             spring_calls,
         )
@@ -345,8 +413,8 @@ mod tests {
         let step = StepState {
             x_tilde: &x_tilde,
             x_n: &x_n,
-            mu_lambda_kinetic: &[0.0; 3],
-            mu_lambda_static: &[0.0; 3],
+            h: 0.01,
+            time: 0.01,
         };
         let a = vec![
             Vec2::new(0.0, 0.0),
@@ -368,7 +436,9 @@ mod tests {
             fresh.hessian(x, &step);
             assert_eq!(value.to_bits(), fresh.value(x, &step).to_bits());
             assert_eq!(bits(&grad), bits(&fresh_grad));
-            assert_eq!(p.blocks(), fresh.blocks());
+            for i in 0..2 {
+                assert_eq!(p.group(i).blocks, fresh.group(i).blocks);
+            }
             results.push((
                 inertia.swap(0, Ordering::Relaxed),
                 spring.swap(0, Ordering::Relaxed),

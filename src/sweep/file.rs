@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::scene::case::{CaseError, parse_case_toml, read_case_file};
+use crate::scene::case_file::{CaseError, parse_case_toml, read_case_file};
 use crate::scene::{Override, Scene};
 
 use super::SweepError;

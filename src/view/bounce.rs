@@ -9,8 +9,8 @@
 //! Everything is binary32, as the seed's GPU program; every contact of a step goes through the
 //! [`ImpulseBackend`] in one batch (the GPU kernel when an adapter exists). Nothing here draws.
 
-use crate::contact::backend::BackendError;
-use crate::contact::impulse_law::{ContactInput, ImpulseBackend};
+use crate::cross_check::backend::BackendError;
+use crate::cross_check::impulse_law::{ContactInput, ImpulseBackend};
 use crate::scene::bounce::BounceCase;
 
 use super::lamps::LampStrip;
@@ -305,7 +305,7 @@ impl Bounce {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::impulse_law::CpuLaw;
+    use crate::cross_check::impulse_law::CpuLaw;
 
     #[test]
     fn the_cpu_law_keeps_every_lamp_green_over_three_drops() {

@@ -14,7 +14,7 @@ use super::layout::{BALL_RADIUS_M, Rect, ball_centre, bounce_camera};
 use super::paint::{Pen, colour, faded, fill, frame, ground, line, world_grid};
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, ViewState};
-use crate::contact::impulse_law::ImpulseBackend;
+use crate::cross_check::impulse_law::ImpulseBackend;
 use crate::energy::Vec2;
 use crate::graphics;
 

@@ -40,7 +40,7 @@ use std::rc::Rc;
 use clap::{Args, ValueEnum};
 
 use crate::console::{BadOption, check_overrides, check_positive};
-use crate::contact::impulse_law::SharedBackend;
+use crate::cross_check::impulse_law::SharedBackend;
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::run::runner::RunError;
 use crate::run::runner::RunOptions;

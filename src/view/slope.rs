@@ -2,8 +2,8 @@
 //! lamps, and what the drawing reads (node states, forces). Nothing here draws; the drawing code
 //! only reads this state.
 
-use crate::contact::cross_check::{Agreement, CrossCheck, CrossCheckConfig};
-use crate::contact::impulse_law::SharedBackend;
+use crate::cross_check::impulse_law::SharedBackend;
+use crate::cross_check::{Agreement, CrossCheck, CrossCheckConfig};
 use crate::energy::Vec2;
 use crate::run::runner::{RunError, RunOptions, Runner};
 use crate::run::verdict::Verdict;
@@ -174,43 +174,32 @@ impl SlopeCase {
     /// The state of every node after the last step.
     pub fn node_states(&self) -> Vec<NodeState> {
         let sim = &self.runner.sim;
-        let t = self.runner.tangent();
-        sim.mu_lambda_static
-            .iter()
-            .zip(&sim.v)
-            .map(|(&ml, v)| {
-                if ml <= 0.0 {
-                    NodeState::Free
-                } else if v.dot(&t).abs() < sim.scene.eps_v {
-                    NodeState::Sticking
-                } else {
-                    NodeState::Sliding
-                }
-            })
-            .collect()
+        let mut states = vec![NodeState::Free; sim.x.len()];
+        let mut contacts = Vec::new();
+        sim.contacts(&mut contacts);
+        let eps_v = self.runner.scene.eps_v;
+        for c in &contacts {
+            let state = if c.slip.norm() < eps_v {
+                NodeState::Sticking
+            } else {
+                NodeState::Sliding
+            };
+            for &node in &c.nodes[..c.len] {
+                states[node] = state;
+            }
+        }
+        states
     }
 
     /// The barrier force and the friction force on every node at the current positions, N
-    /// (friction with the lagged μλ of the last step, static/kinetic blend included; zero for nodes
-    /// outside the friction set).
+    /// (friction with the lagged normal force of the last step, static/kinetic blend included;
+    /// zero for nodes outside the friction set and before the first step).
     pub fn node_forces(&self) -> Vec<(Vec2, Vec2)> {
         let sim = &self.runner.sim;
-        let bar = sim.barrier();
-        sim.x
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                let f_barrier =
-                    bar.normal * (-bar.node_dbdd(bar.distance(x), sim.mesh.contact_area[i]));
-                let ml = sim.mu_lambda_static[i];
-                let f_friction = if ml > 0.0 && sim.step > 0 {
-                    sim.friction_force(i)
-                } else {
-                    Vec2::zeros()
-                };
-                (f_barrier, f_friction)
-            })
-            .collect()
+        let n = sim.x.len();
+        let (mut barrier, mut friction) = (vec![Vec2::zeros(); n], vec![Vec2::zeros(); n]);
+        sim.contact_forces(&mut barrier, &mut friction);
+        barrier.into_iter().zip(friction).collect()
     }
 
     /// The centroid of the nodes, m.

@@ -118,9 +118,9 @@ fn slope_scene(cases: &[SlopeCase], sel: usize, forces: bool, rect: Rect, pen: &
     world_grid(&cam, pen);
     ground(&cam, &sc.normal, &sc.point);
     // The other loaded cases' outlines, faint, in their chart colours.
-    let outline = super::slope::boundary_edges(&case.runner.sim.mesh.triangles);
+    let outline = super::slope::boundary_edges(&case.runner.mesh.triangles);
     for (k, other) in cases.iter().enumerate() {
-        if k == sel || other.runner.sim.mesh.triangles != case.runner.sim.mesh.triangles {
+        if k == sel || other.runner.mesh.triangles != case.runner.mesh.triangles {
             continue;
         }
         let c = faded(graphics::case_colour(k), 0.7);
@@ -136,7 +136,7 @@ fn slope_scene(cases: &[SlopeCase], sel: usize, forces: bool, rect: Rect, pen: &
     }
     let sim = &case.runner.sim;
     let mesh = colour(graphics::MESH);
-    for &[a, b] in &sim.mesh.edges {
+    for &[a, b] in &case.runner.mesh.edges {
         line(
             cam.to_screen(&sim.x[a]),
             cam.to_screen(&sim.x[b]),

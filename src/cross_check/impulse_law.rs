@@ -25,7 +25,7 @@ use rayon::prelude::*;
 
 use std::sync::{Arc, Mutex};
 
-pub use crate::contact::backend::{AdapterSummary, BackendError};
+pub use crate::cross_check::backend::{AdapterSummary, BackendError};
 
 /// The impulse contact law (SPEC.md §3), written once for binary32 and binary64: every
 /// operation in seed 000's kernel order, v·n and ‖v_t‖ component by component, so that

@@ -20,7 +20,7 @@ use std::fmt;
 
 use super::impulse_law::{ContactInput, ImpulseBackend};
 use super::records::ContactRecord;
-use crate::contact::backend::{AdapterSummary, BackendError};
+use crate::cross_check::backend::{AdapterSummary, BackendError};
 
 /// The law sticks when |v_law·t| ≤ this × ‖v_law‖. The stick branch returns −e v_n n, whose
 /// tangential part is zero up to the rounding of three binary32 products and of the f64 dot
@@ -333,7 +333,7 @@ impl fmt::Display for CrossCheckReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::impulse_law::CpuLaw;
+    use crate::cross_check::impulse_law::CpuLaw;
 
     /// The slope of SPEC.md §1: n = (0.1, 1)/‖(0.1, 1)‖, downhill tangent t = (1, −0.1)/‖·‖.
     fn slope() -> ([f64; 2], [f64; 2]) {

@@ -1,14 +1,23 @@
-//! Case files: every quantity of SPEC.md §1 stated in TOML, parsed strictly and validated.
-//!
-//! A case file has the sections `[square]`, `[material]`, `[gravity]`, `[slope]`, `[barrier]`,
-//! `[friction]`, `[time]` and `[newton]`, and the optional `[cross_check]` and `[inversion]`;
-//! unknown keys are rejected, and every value is checked (finite, positive where it must be, a
-//! non-zero normal, μ ≥ 0, no node starting at or below the slope). Errors name the file, the key and the rule broken, on one line.
+//! The square on the slope (`kind = "slope_square"`, SPEC.md §1–§4): its case files' schema
+//! ([`schema`]), their validation into a [`Scene`] (here: every value checked, every key named
+//! in an error), and the [`crate::solver::System`] a scene builds ([`system`]).
+
+pub mod schema;
+pub mod system;
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::Vector2;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Serialize;
+
+pub use schema::*;
+
+use crate::contact::BarrierKind;
+use crate::energy::Projection;
+use crate::energy::inversion::Inversion;
+use crate::scene::case_file::{CaseError, Validator, parse_case_toml, peek_kind, read_case_file};
+use crate::scene::kind::{CaseKind, SLOPE_KIND};
+use crate::solver::Lagging;
 
 /// At most this many time steps a run (duration / h). A step of the book's 25-node square takes
 /// about 20 µs, so 10⁷ steps are minutes of work and 800 MB of trajectory rows; far more is a
@@ -26,9 +35,6 @@ pub const MAX_NODES: f64 = 1e6;
 /// takes hours per simulated second; beyond it a run does not fit beside other work on a
 /// 8–16 GB workstation. This bound, not [`MAX_NODES`], is what stops large meshes.
 pub const MAX_ESTIMATED_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
-
-/// A case file is a few hundred bytes; one over 1 MiB is not a case file.
-const MAX_CASE_FILE_BYTES: u64 = 1 << 20;
 
 /// Bytes of one trajectory row (10 numbers of 8 bytes).
 const BYTES_PER_ROW: f64 = 80.0;
@@ -55,15 +61,6 @@ pub const MAX_NEWTON_ITERATIONS: usize = 100_000;
 /// At most this many line-search halvings (`newton.max_halvings`): α = 2⁻¹⁰⁷⁴ is the smallest
 /// positive double, so further halvings only repeat α = 0.
 pub const MAX_HALVINGS: usize = 1074;
-
-/// Deserialises an array of exactly two numbers. serde's own `[f64; 2]` reads the first two
-/// elements and ignores the rest, so `[0, 0, -9.81]` would be taken as `[0, 0]`.
-fn exactly_two<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
-    let v = Vec::<f64>::deserialize(d)?;
-    <[f64; 2]>::try_from(v.as_slice()).map_err(|_| {
-        serde::de::Error::invalid_length(v.len(), &"an array of exactly 2 numbers, [x, y]")
-    })
-}
 
 /// What a run of a scene needs, estimated before anything is allocated.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -108,349 +105,6 @@ pub struct Violation {
     pub rule: String,
     /// The value, with what it was compared to.
     pub value: String,
-}
-
-use super::kind::CaseKind;
-use crate::energy::barrier::BarrierKind;
-use crate::energy::inversion::Inversion;
-use crate::energy::spring::Projection;
-
-/// An error reading or validating a case file. Its `Display` is one line naming the file, the key
-/// and the rule.
-#[derive(Debug, thiserror::Error)]
-pub enum CaseError {
-    /// The file could not be read.
-    #[error("{file}: cannot read: {source}")]
-    Io {
-        /// The case file.
-        file: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// The path is not a regular file of a sensible size.
-    #[error("{file}: not a case file: it is {what}; give the path of a TOML case file")]
-    NotACaseFile {
-        /// The path.
-        file: PathBuf,
-        /// What it is instead.
-        what: &'static str,
-    },
-    /// The file is not valid TOML, or a key is unknown, missing or of the wrong type.
-    #[error("{file}: key `{key}`: {message}")]
-    Parse {
-        /// The case file.
-        file: PathBuf,
-        /// Dotted path of the offending key (`(document)` when the TOML itself is malformed).
-        key: String,
-        /// What is wrong, on one line.
-        message: String,
-    },
-    /// A value breaks a rule of the model.
-    #[error("{file}: key `{key}`: {rule} (got {value})")]
-    Invalid {
-        /// The case file.
-        file: PathBuf,
-        /// Dotted path of the offending key.
-        key: String,
-        /// The rule broken.
-        rule: String,
-        /// The value as given.
-        value: String,
-    },
-    /// An error about a key whose value came from a `--set` override
-    /// ([`crate::scene::overrides`]).
-    #[error("{source} [the value came from --set {setting}]")]
-    FromOverride {
-        /// The override as given (`KEY=VALUE`).
-        setting: String,
-        /// The error, as it would read for the same value in the file.
-        source: Box<CaseError>,
-    },
-}
-
-impl CaseError {
-    /// The dotted key the error is about.
-    pub fn key(&self) -> &str {
-        match self {
-            CaseError::Io { .. } | CaseError::NotACaseFile { .. } => "(file)",
-            CaseError::Parse { key, .. } | CaseError::Invalid { key, .. } => key,
-            CaseError::FromOverride { source, .. } => source.key(),
-        }
-    }
-}
-
-/// The `kind` of the square-on-slope case files (the default when `kind` is absent).
-pub const SLOPE_KIND: &str = "slope_square";
-
-/// The `kind` of the rigid-ellipsoid case files ([`crate::rigid::case`]).
-pub const RIGID_KIND: &str = "rigid_ellipsoid";
-
-/// The top-level `kind` of a case file's text, if it is TOML with a string `kind` (the CLI's
-/// dispatch peeks at it before choosing a parser). Here rather than in `rigid/`, so that `scene`
-/// does not depend on `rigid`.
-pub fn peek_kind(text: &str) -> Option<String> {
-    let table: toml::Table = toml::from_str(text).ok()?;
-    table.get("kind")?.as_str().map(str::to_owned)
-}
-
-/// `[square]`: the elastic square and its grid.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SquareSection {
-    /// Side length, m.
-    pub side: f64,
-    /// Segments per side; (n_seg+1)² nodes.
-    pub n_seg: usize,
-    /// Centre of the square at t = 0, m.
-    #[serde(deserialize_with = "exactly_two")]
-    pub centre: [f64; 2],
-    /// Initial velocity of every node, m/s.
-    #[serde(deserialize_with = "exactly_two")]
-    pub velocity: [f64; 2],
-}
-
-/// `[material]`: density and spring stiffness.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MaterialSection {
-    /// Areal density ρ, kg/m²; the mass ρ·side² is spread evenly over the nodes.
-    pub density: f64,
-    /// Spring stiffness k of every edge, N/m (SPEC.md §2 mass-spring energy).
-    pub stiffness: f64,
-}
-
-/// `[gravity]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct GravitySection {
-    /// Gravitational acceleration, m/s².
-    #[serde(deserialize_with = "exactly_two")]
-    pub acceleration: [f64; 2],
-}
-
-/// [`exactly_two`] for an optional key (called only when the key is present).
-fn exactly_two_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 2]>, D::Error> {
-    exactly_two(d).map(Some)
-}
-
-/// `[slope]`: the half-space n·(x − o) ≥ 0. The normal is stated either as a vector
-/// (`normal`) or by the slope's angle (`angle_deg`), exactly one of them.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SlopeSection {
-    /// Outward normal (normalised on load; must be non-zero).
-    #[serde(
-        default,
-        deserialize_with = "exactly_two_opt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub normal: Option<[f64; 2]>,
-    /// The slope's angle θ to the horizontal, degrees, in (0, 90): the normal is then
-    /// (sin θ, cos θ), the book's convention (SPEC.md §1: n = (0.1, 1)/‖(0.1, 1)‖ is
-    /// θ = atan 0.1, descending towards +x).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub angle_deg: Option<f64>,
-    /// A point on the slope, m.
-    #[serde(deserialize_with = "exactly_two")]
-    pub point: [f64; 2],
-}
-
-/// `[barrier]`: the log barrier of SPEC.md §2.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct BarrierSection {
-    /// Which barrier function: `"book"` (SPEC.md §2, the default when absent) or `"ipc"` (the
-    /// C² barrier of SPEC.md §6).
-    #[serde(default)]
-    pub kind: BarrierKind,
-    /// Activation distance d̂, m.
-    pub dhat: f64,
-    /// Stiffness κ, Pa (N/m² per unit contact area).
-    pub kappa: f64,
-    /// Contact area A of every node, m (in 2D: a length). Optional: when the case does not
-    /// state it, it follows the mesh as side/n_seg (SPEC.md §6), so refining the square with
-    /// `--set square.n_seg=…` gives a consistent scene.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contact_area: Option<f64>,
-}
-
-/// `[friction]`: smoothed Coulomb friction (SPEC.md §2, §6). State either `mu` alone or both
-/// `mu_static` and `mu_kinetic`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct FrictionSection {
-    /// One friction coefficient μ for sticking and sliding (dimensionless, ≥ 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mu: Option<f64>,
-    /// Static coefficient μ_s (≥ μ_k), in force at tangential speeds up to ε_v.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mu_static: Option<f64>,
-    /// Kinetic coefficient μ_k (≥ 0), in force from 2 ε_v on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mu_kinetic: Option<f64>,
-    /// Smoothing speed ε_v, m/s.
-    pub eps_v: f64,
-    /// How the normal force of friction is lagged: `"semi-implicit"` (the book's: λ from xⁿ,
-    /// the default) or `"implicit"` (re-lagged at the converged x until it agrees).
-    #[serde(default, skip_serializing_if = "Lagging::is_semi_implicit")]
-    pub lagging: Lagging,
-    /// Implicit lagging stops when max|λ_new − λ_used| / max|λ| ≤ this (dimensionless).
-    #[serde(default = "default_lagging_tol")]
-    pub lagging_tol: f64,
-    /// Re-lagging passes allowed per step after the first solve (implicit lagging).
-    #[serde(default = "default_max_lagging")]
-    pub max_lagging: usize,
-}
-
-/// How friction's normal force λ is lagged within a step (SPEC.md §2 and §6).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Lagging {
-    /// λ from xⁿ, fixed through the step (the book's).
-    #[default]
-    SemiImplicit,
-    /// λ re-lagged at the converged x^{n+1} and the step re-solved until λ agrees.
-    Implicit,
-}
-
-impl Lagging {
-    fn is_semi_implicit(&self) -> bool {
-        *self == Lagging::SemiImplicit
-    }
-}
-
-/// Default of `friction.lagging_tol`: 1e-6 of the largest normal force.
-pub const DEFAULT_LAGGING_TOL: f64 = 1e-6;
-/// Default of `friction.max_lagging`.
-pub const DEFAULT_MAX_LAGGING: usize = 20;
-
-fn default_lagging_tol() -> f64 {
-    DEFAULT_LAGGING_TOL
-}
-
-fn default_max_lagging() -> usize {
-    DEFAULT_MAX_LAGGING
-}
-
-/// `[time]`: implicit Euler.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct TimeSection {
-    /// Time step h, s.
-    pub h: f64,
-    /// Simulated duration, s.
-    pub duration: f64,
-}
-
-/// `[newton]`: projected Newton and its line search.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct NewtonSection {
-    /// Stop when ‖p‖∞ / h < tol, m/s.
-    pub tol: f64,
-    /// Iterations allowed per step before the step is an error.
-    pub max_iterations: usize,
-    /// Halvings allowed per line search before the step is an error.
-    pub max_halvings: usize,
-    /// How the spring Hessian is projected: `"clamp"` (SPEC.md §2, the default when absent) or
-    /// `"none"` (the exact Hessian, clamped only in an iteration where it is not positive
-    /// definite; for refined meshes, docs/refinement.md).
-    #[serde(default)]
-    pub projection: Projection,
-    /// The tunnelling filter's fraction (SPEC.md §2): no node may cover more than this part of its
-    /// distance to the slope in one line-search trial; in (0, 1), 0.9 in the book (the default).
-    #[serde(default = "default_filter_fraction")]
-    pub filter_fraction: f64,
-    /// The stick-zone filter ([`crate::energy::friction::stick_zone_max_step`]): a line-search
-    /// trial stops where a sliding contact node's tangential displacement would change sign, so
-    /// Newton lands inside friction's stick zone instead of jumping across it. Off by default
-    /// (the book's line search); for refined meshes, docs/refinement.md.
-    #[serde(default)]
-    pub stick_filter: bool,
-}
-
-fn default_filter_fraction() -> f64 {
-    0.9
-}
-
-/// `[inversion]`: the barrier against cells turning over ([`crate::energy::inversion`], an
-/// extension of SPEC.md §6). Optional; the term is on when the table is present.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct InversionSection {
-    /// κ_A, J/m² (energy per unit rest area of a triangle), > 0.
-    pub kappa: f64,
-    /// ŝ, the ratio of a triangle's area to its rest area below which the barrier acts, in
-    /// (0, 1); [`DEFAULT_INVERSION_RATIO`] when absent.
-    #[serde(default = "default_inversion_ratio")]
-    pub ratio: f64,
-}
-
-/// Default of `inversion.ratio` (see docs/model.md for how it was chosen).
-pub const DEFAULT_INVERSION_RATIO: f64 = 0.5;
-
-fn default_inversion_ratio() -> f64 {
-    DEFAULT_INVERSION_RATIO
-}
-
-/// `[cross_check]`: the impulse-law post-pass of SPEC.md §4. Optional; the defaults are SPEC's.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CrossCheckSection {
-    /// Records from this time on make the "late" agreement, s (SPEC.md §4: 1 s, past the landing).
-    #[serde(default = "default_late_from")]
-    pub late_from: f64,
-    /// Restitution e the law is given, dimensionless in [0, 1] (SPEC.md §4: 0, the optimiser's
-    /// implicit Euler has no restitution).
-    #[serde(default)]
-    pub restitution: f64,
-}
-
-fn default_late_from() -> f64 {
-    1.0
-}
-
-impl Default for CrossCheckSection {
-    fn default() -> Self {
-        CrossCheckSection {
-            late_from: default_late_from(),
-            restitution: 0.0,
-        }
-    }
-}
-
-/// A case file as written.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CaseFile {
-    /// Which system the case is for: `"slope_square"` (the default) here; other kinds (e.g.
-    /// `"rigid_ellipsoid"`, [`crate::rigid::case`]) are dispatched before this parser runs.
-    #[serde(default)]
-    pub kind: Option<String>,
-    /// Human-readable name of the case.
-    pub name: String,
-    /// The square.
-    pub square: SquareSection,
-    /// Its material.
-    pub material: MaterialSection,
-    /// Gravity.
-    pub gravity: GravitySection,
-    /// The slope.
-    pub slope: SlopeSection,
-    /// The barrier.
-    pub barrier: BarrierSection,
-    /// Friction.
-    pub friction: FrictionSection,
-    /// Time stepping.
-    pub time: TimeSection,
-    /// Newton solver.
-    pub newton: NewtonSection,
-    /// The impulse-law cross-check (optional).
-    #[serde(default)]
-    pub cross_check: CrossCheckSection,
-    /// The inversion barrier (optional; off when absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inversion: Option<InversionSection>,
 }
 
 /// A validated scene: everything the solver needs, in SI units, normal normalised.
@@ -524,37 +178,18 @@ pub struct Scene {
     pub inversion: Option<Inversion>,
 }
 
-/// The text of the case file at `path`, after checking, before opening it, that it is a regular
-/// file of at most 1 MiB: opening a FIFO for reading blocks until a writer comes. Every reader of
-/// case files (slope, rigid, `--set`, the `kind` peek) goes through here.
-pub fn read_case_file(path: &Path) -> Result<String, CaseError> {
-    let meta = std::fs::metadata(path).map_err(|source| CaseError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
-    let ft = meta.file_type();
-    let what = if meta.is_dir() {
-        Some("a directory")
-    } else if !ft.is_file() {
-        Some("a FIFO, socket or device")
-    } else if meta.len() > MAX_CASE_FILE_BYTES {
-        Some("larger than 1 MiB")
-    } else {
-        None
-    };
-    if let Some(what) = what {
-        return Err(CaseError::NotACaseFile {
-            file: path.to_path_buf(),
-            what,
-        });
-    }
-    std::fs::read_to_string(path).map_err(|source| CaseError::Io {
-        file: path.to_path_buf(),
-        source,
-    })
-}
-
 impl Scene {
+    /// The square's mesh (SPEC.md §1).
+    pub fn mesh(&self) -> crate::scene::Mesh {
+        crate::scene::bodies::square::square(
+            self.side,
+            self.n_seg,
+            self.centre,
+            self.density,
+            self.contact_area,
+        )
+    }
+
     /// Read and validate a case file.
     pub fn load(path: &Path) -> Result<Scene, CaseError> {
         Scene::from_toml(&read_case_file(path)?, path)
@@ -725,7 +360,7 @@ impl Scene {
         }
         // Every node must start clear of the slope by MIN_START_CLEARANCE_OF_DHAT · d̂ (the
         // barrier is infinite at the slope and ill-conditioned just above it).
-        let mesh = crate::scene::Mesh::square(&scene);
+        let mesh = scene.mesh();
         let lowest = mesh
             .x0
             .iter()
@@ -831,33 +466,9 @@ impl Scene {
     }
 }
 
-struct Validator<'a> {
-    file: &'a Path,
-}
-
+/// The rules of a slope case's friction and slope (the kind's own; the shared ones are
+/// [`Validator`]'s).
 impl Validator<'_> {
-    fn invalid(&self, key: &str, rule: &str, value: impl std::fmt::Display) -> CaseError {
-        CaseError::Invalid {
-            file: self.file.to_path_buf(),
-            key: key.into(),
-            rule: rule.into(),
-            value: value.to_string(),
-        }
-    }
-    fn positive(&self, key: &str, x: f64) -> Result<(), CaseError> {
-        if x.is_finite() && x > 0.0 {
-            Ok(())
-        } else {
-            Err(self.invalid(key, "must be finite and > 0", x))
-        }
-    }
-    fn non_negative(&self, key: &str, x: f64) -> Result<(), CaseError> {
-        if x.is_finite() && x >= 0.0 {
-            Ok(())
-        } else {
-            Err(self.invalid(key, "must be finite and >= 0", x))
-        }
-    }
     /// (μ_s, μ_k) from `mu` alone or `mu_static` with `mu_kinetic`.
     fn friction_coefficients(&self, f: &FrictionSection) -> Result<(f64, f64), CaseError> {
         match (f.mu, f.mu_static, f.mu_kinetic) {
@@ -936,80 +547,5 @@ impl Validator<'_> {
                 "nothing",
             )),
         }
-    }
-    fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
-        if x.iter().all(|c| c.is_finite()) {
-            Ok(())
-        } else {
-            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
-        }
-    }
-}
-
-/// The dotted key of a "duplicate key" error: the key at the error's span, prefixed by the
-/// table header above it (`[friction]` then `mu` twice gives `friction.mu`; a header given
-/// twice gives the header's name).
-fn duplicate_key(e: &toml::de::Error, text: &str) -> Option<String> {
-    if !e.message().contains("duplicate key") {
-        return None;
-    }
-    let span = e.span()?;
-    let name = text.get(span.clone())?.trim().trim_matches(['"', '\'']);
-    if name.is_empty() {
-        return None;
-    }
-    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-    if text[line_start..].trim_start().starts_with('[') {
-        return Some(name.to_string());
-    }
-    let table = text[..line_start].lines().rev().find_map(|l| {
-        let l = l.trim();
-        l.starts_with('[').then(|| {
-            l.trim_start_matches('[')
-                .split(']')
-                .next()
-                .unwrap_or("")
-                .trim()
-        })
-    });
-    Some(match table {
-        Some(t) if !t.is_empty() => format!("{t}.{name}"),
-        _ => name.to_string(),
-    })
-}
-
-/// Case-file text parsed strictly into `T` (unknown keys rejected by `T`'s serde attributes),
-/// with errors naming the dotted key (a duplicate key by its own name) on one line. Every kind of
-/// case file (slope, rigid) is read through here.
-pub(crate) fn parse_case_toml<T: serde::de::DeserializeOwned>(
-    text: &str,
-    file: &Path,
-) -> Result<T, CaseError> {
-    let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
-        file: file.to_path_buf(),
-        key: duplicate_key(&e, text).unwrap_or_else(|| "(document)".into()),
-        message: one_line_toml(&e, text),
-    })?;
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let key = e.path().to_string();
-        CaseError::Parse {
-            file: file.to_path_buf(),
-            key: if key == "." { "(document)".into() } else { key },
-            message: one_line_toml(e.inner(), text),
-        }
-    })
-}
-
-/// A TOML error on one line: its message and the line/column it points at.
-pub(crate) fn one_line_toml(e: &toml::de::Error, text: &str) -> String {
-    let msg = e.message().replace('\n', " ").trim().to_string();
-    match e.span() {
-        Some(span) => {
-            let before = &text[..span.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            format!("{msg} (line {line}, column {col})")
-        }
-        None => msg,
     }
 }

@@ -1,6 +1,6 @@
 //! What the impulse law runs on, seen from `contact/`: the description of a GPU adapter and
 //! the error of a backend, neutral so that `contact/` does not depend on `gpu/` (which
-//! implements [`crate::contact::impulse_law::ImpulseBackend`] and converts its own errors into
+//! implements [`crate::cross_check::impulse_law::ImpulseBackend`] and converts its own errors into
 //! [`BackendError`]).
 
 use std::fmt;
@@ -24,7 +24,7 @@ impl fmt::Display for AdapterSummary {
     }
 }
 
-/// An [`crate::contact::impulse_law::ImpulseBackend`] failed to apply the law.
+/// An [`crate::cross_check::impulse_law::ImpulseBackend`] failed to apply the law.
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
     /// The device running the law failed (for the GPU kernel: a `gpu::GpuError`, boxed so that

@@ -1,0 +1,31 @@
+//! Candidates: the pairs a broad phase finds near enough to matter, one file per pair type
+//! (SPEC.md §7). A pair type is a [`crate::contact::ContactPair`] and a
+//! [`CandidateSource`] that lists its candidates over a segment of motion x⁰ → x¹, inflated by
+//! d̂, so that every pair whose distance can fall below d̂ anywhere on the segment is listed
+//! (and, in a step's line search, every pair the step filter must bound).
+
+pub mod plane_vertex;
+
+use crate::contact::ContactPair;
+use crate::energy::Vector;
+
+/// The broad phase of one pair type.
+pub trait CandidateSource<const D: usize>: Send + Sync {
+    /// The pair type.
+    type Pair: ContactPair<D>;
+
+    /// Every pair whose distance can be below `dhat` (m) somewhere on the straight path from
+    /// `x0` to `x1` (m; `None`: at `x0` alone), into `out` (cleared first), in the order of
+    /// [`ContactPair::key`].
+    fn candidates(
+        &self,
+        x0: &[Vector<D>],
+        x1: Option<&[Vector<D>]>,
+        dhat: f64,
+        out: &mut Vec<Self::Pair>,
+    );
+
+    /// The smallest distance of any pair of this type at `x`, m (+∞ when there is none): the
+    /// step invariant (it must stay positive) and the trajectory's `min_distance`.
+    fn min_distance(&self, x: &[Vector<D>]) -> f64;
+}

@@ -1,0 +1,162 @@
+//! The three stages for one pair type (candidates → collisions → potentials), behind one
+//! object-safe trait, so that a [`crate::contact::ContactStage`] holds any mix of pair types.
+
+use crate::contact::candidates::CandidateSource;
+use crate::contact::collisions::tangential::{self, TangentialCollision};
+use crate::contact::pair::MAX_STENCIL;
+use crate::contact::potentials::barrier::{BarrierParams, BarrierPotential};
+use crate::contact::potentials::friction::{FrictionParams, FrictionPotential, blended_mu_lambda};
+use crate::contact::{ContactPair, FrictionTable};
+use crate::energy::{Energy, StepState, Vector};
+
+/// One lagged friction contact as the outputs, the viewer and the cross-check see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactPoint<const D: usize> {
+    /// The stencil's nodes (the first `len`).
+    pub nodes: [usize; MAX_STENCIL],
+    /// Nodes in the stencil.
+    pub len: usize,
+    /// βⱼ of each node in the relative velocity.
+    pub weights: [f64; MAX_STENCIL],
+    /// The unit normal at xⁿ.
+    pub normal: Vector<D>,
+    /// λ lagged at xⁿ, N.
+    pub normal_force: f64,
+    /// The coefficient μ(y) friction applies at the current tangential speed y.
+    pub mu: f64,
+    /// The tangential relative velocity T u, m/s.
+    pub slip: Vector<D>,
+    /// The friction force on the relative motion (on node j: βⱼ times it), N.
+    pub friction_force: Vector<D>,
+}
+
+/// One pair type's candidates, collisions and potentials.
+pub trait PairSet<const D: usize>: Send + Sync {
+    /// The pair type's name.
+    fn name(&self) -> &'static str;
+
+    /// The broad phase over the straight path `x0` → `x1` (`None`: at `x0` alone).
+    fn find_candidates(&mut self, x0: &[Vector<D>], x1: Option<&[Vector<D>]>);
+
+    /// The barrier's active collisions at `x`.
+    fn update(&mut self, x: &[Vector<D>]);
+
+    /// Friction's collisions lagged at `x`.
+    fn lag(&mut self, x: &[Vector<D>], table: &FrictionTable);
+
+    /// Friction's collisions lagged at `x` made aside; returns how far their normal forces
+    /// moved, (max |λ_new − λ_used|, max |λ|), N ([`tangential::change`]).
+    fn relag(&mut self, x: &[Vector<D>], table: &FrictionTable) -> (f64, f64);
+
+    /// The collisions of the last [`PairSet::relag`] replace the lagged ones.
+    fn accept_relag(&mut self);
+
+    /// The smallest distance of any pair of this type at `x`, m.
+    fn min_distance(&self, x: &[Vector<D>]) -> f64;
+
+    /// The barrier as a term of E.
+    fn barrier(&self) -> &dyn Energy<D>;
+
+    /// Friction as a term of E.
+    fn friction(&self) -> &dyn Energy<D>;
+
+    /// Every lagged friction contact at `x`, appended to `out`.
+    fn contacts(&self, x: &[Vector<D>], step: &StepState<D>, out: &mut Vec<ContactPoint<D>>);
+}
+
+/// The stages of pair type `S::Pair` with its broad phase `S`.
+pub struct Pairs<const D: usize, S: CandidateSource<D>> {
+    source: S,
+    barrier: BarrierPotential<D, S::Pair>,
+    friction: FrictionPotential<D>,
+    relag_collisions: Vec<TangentialCollision<D>>,
+    relag_stencils: Vec<usize>,
+}
+
+impl<const D: usize, S: CandidateSource<D>> Pairs<D, S> {
+    /// The stages over `source`'s pairs with the barrier's and friction's constants.
+    pub fn new(source: S, barrier: BarrierParams, friction: FrictionParams) -> Self {
+        Pairs {
+            source,
+            barrier: BarrierPotential::new(barrier),
+            friction: FrictionPotential::new(friction, S::Pair::NODES),
+            relag_collisions: Vec::new(),
+            relag_stencils: Vec::new(),
+        }
+    }
+}
+
+impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
+    fn name(&self) -> &'static str {
+        std::any::type_name::<S::Pair>()
+    }
+
+    fn find_candidates(&mut self, x0: &[Vector<D>], x1: Option<&[Vector<D>]>) {
+        let dhat = self.barrier.params().dhat;
+        self.source
+            .candidates(x0, x1, dhat, &mut self.barrier.candidates);
+    }
+
+    fn update(&mut self, x: &[Vector<D>]) {
+        self.barrier.update(x);
+    }
+
+    fn lag(&mut self, x: &[Vector<D>], table: &FrictionTable) {
+        tangential::lag(
+            self.barrier.candidates(),
+            x,
+            self.barrier.params(),
+            table,
+            &mut self.friction.collisions,
+            &mut self.friction.stencils,
+        );
+    }
+
+    fn relag(&mut self, x: &[Vector<D>], table: &FrictionTable) -> (f64, f64) {
+        tangential::lag(
+            self.barrier.candidates(),
+            x,
+            self.barrier.params(),
+            table,
+            &mut self.relag_collisions,
+            &mut self.relag_stencils,
+        );
+        tangential::change(&self.friction.collisions, &self.relag_collisions)
+    }
+
+    fn accept_relag(&mut self) {
+        std::mem::swap(&mut self.friction.collisions, &mut self.relag_collisions);
+        std::mem::swap(&mut self.friction.stencils, &mut self.relag_stencils);
+    }
+
+    fn min_distance(&self, x: &[Vector<D>]) -> f64 {
+        self.source.min_distance(x)
+    }
+
+    fn barrier(&self) -> &dyn Energy<D> {
+        &self.barrier
+    }
+
+    fn friction(&self) -> &dyn Energy<D> {
+        &self.friction
+    }
+
+    fn contacts(&self, x: &[Vector<D>], step: &StepState<D>, out: &mut Vec<ContactPoint<D>>) {
+        let eps_v = self.friction.params().eps_v;
+        for c in self.friction.collisions() {
+            let u = self.friction.tangential_velocity(c, x, step);
+            let mu = c.coefficients;
+            let (mu, _) = blended_mu_lambda(u.norm(), eps_v, mu.mu_kinetic, mu.mu_static);
+            out.push(ContactPoint {
+                nodes: c.nodes,
+                len: S::Pair::NODES,
+                weights: c.frame.weights,
+                normal: c.frame.normal,
+                normal_force: c.normal_force,
+                mu,
+                slip: c.frame.basis * u,
+                friction_force: self.friction.force(c, x, step),
+            });
+        }
+    }
+}

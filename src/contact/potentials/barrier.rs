@@ -1,0 +1,295 @@
+//! The log barrier (SPEC.md §2, §7), summed over the pairs of one type.
+//!
+//! Per pair with distance d (m) and contact area A, active when d < d̂, s = d/d̂, the book's form
+//! (C¹ at d̂): b = A d̂ (κ/2)(s − 1) ln s (J); ∂b/∂d = A d̂ (κ/2)(ln s/d̂ + (s − 1)/d) (N);
+//! ∂²b/∂d² = A d̂ κ (d + d̂)/(2 d² d̂) (N/m). With [`BarrierKind::Ipc`] the kernel is the C²
+//! barrier of [`super::barrier_ipc`] (SPEC.md §6) instead.
+//!
+//! Over the stencil: ∂b/∂x = b′ ∇d, ∂²b/∂x² = b″ ∇d ∇dᵀ + b′ ∇²d. For a pair whose distance
+//! is linear (a node against a half-space: ∇d = n) the block b″ n nᵀ is PSD as it is; otherwise
+//! it is projected to PSD (SPEC.md §2's rule).
+//!
+//! [`BarrierPotential`] sums over its candidates, so its value at any x the candidates cover is
+//! exact whatever the last update; its gradient and Hessian are over the collisions active at
+//! the last [`BarrierPotential::update`], which the solver makes at every iterate.
+
+use serde::{Deserialize, Serialize};
+
+use super::barrier_ipc;
+use crate::contact::ContactPair;
+use crate::contact::collisions::normal::{NormalCollision, active};
+use crate::contact::pair::MAX_STENCIL;
+use crate::energy::psd::project_in_place;
+use crate::energy::{Elements, Energy, StepState, Vector};
+
+/// Which barrier function (case key `barrier.kind`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BarrierKind {
+    /// The book's A d̂ (κ/2)(s − 1) ln s, C¹ at d̂ (SPEC.md §2).
+    #[default]
+    Book,
+    /// IPC's −(Aκ/2d̂)(d − d̂)² ln(d/d̂), C² at d̂ (SPEC.md §6; [`super::barrier_ipc`]).
+    Ipc,
+}
+
+/// The barrier's constants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BarrierParams {
+    /// Activation distance d̂, m.
+    pub dhat: f64,
+    /// Stiffness κ, N/m² per unit contact area (Pa).
+    pub kappa: f64,
+    /// The barrier function.
+    pub kind: BarrierKind,
+}
+
+impl BarrierParams {
+    /// b(d) for a pair of contact area `area`, J; +∞ at or past contact.
+    #[inline]
+    pub fn value(&self, d: f64, area: f64) -> f64 {
+        if self.kind == BarrierKind::Ipc {
+            barrier_ipc::value(d, self.dhat, self.kappa, area)
+        } else if d >= self.dhat {
+            0.0
+        } else if d <= 0.0 {
+            f64::INFINITY
+        } else {
+            let s = d / self.dhat;
+            area * self.dhat * (self.kappa / 2.0) * (s - 1.0) * s.ln()
+        }
+    }
+
+    /// ∂b/∂d, N (≤ 0 inside d̂; zero outside).
+    #[inline]
+    pub fn first(&self, d: f64, area: f64) -> f64 {
+        if self.kind == BarrierKind::Ipc {
+            barrier_ipc::first(d, self.dhat, self.kappa, area)
+        } else if d >= self.dhat {
+            0.0
+        } else {
+            let s = d / self.dhat;
+            area * self.dhat * (self.kappa / 2.0) * (s.ln() / self.dhat + (s - 1.0) / d)
+        }
+    }
+
+    /// ∂²b/∂d², N/m.
+    #[inline]
+    pub fn second(&self, d: f64, area: f64) -> f64 {
+        if self.kind == BarrierKind::Ipc {
+            barrier_ipc::second(d, self.dhat, self.kappa, area)
+        } else if d >= self.dhat {
+            0.0
+        } else {
+            area * self.dhat * self.kappa * (d + self.dhat) / (2.0 * d * d * self.dhat)
+        }
+    }
+}
+
+/// The barrier over the candidates of one pair type: a term of E. Its value sums over the
+/// candidates; its gradient and Hessian over the collisions active at the last
+/// [`BarrierPotential::update`], each evaluated at the x given (so they are exact at any x with
+/// the same active set).
+#[derive(Clone, Debug)]
+pub struct BarrierPotential<const D: usize, P> {
+    params: BarrierParams,
+    /// The candidates of the last broad phase.
+    pub(crate) candidates: Vec<P>,
+    /// The candidates active at the last update.
+    active: Vec<NormalCollision>,
+    /// Their stencils, `P::NODES` nodes each: the elements.
+    stencils: Vec<usize>,
+}
+
+impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
+    /// The barrier with constants `params` and no candidates yet.
+    pub fn new(params: BarrierParams) -> Self {
+        BarrierPotential {
+            params,
+            candidates: Vec::new(),
+            active: Vec::new(),
+            stencils: Vec::new(),
+        }
+    }
+
+    /// The barrier with constants `params` over the given candidates (the stage finds them
+    /// itself; for tests and tools that list pairs by hand), updated at `x`.
+    pub fn with_candidates(params: BarrierParams, candidates: Vec<P>, x: &[Vector<D>]) -> Self {
+        let mut b = BarrierPotential::new(params);
+        b.candidates = candidates;
+        b.update(x);
+        b
+    }
+
+    /// The barrier's constants.
+    pub fn params(&self) -> &BarrierParams {
+        &self.params
+    }
+
+    /// The candidates of the last broad phase.
+    pub fn candidates(&self) -> &[P] {
+        &self.candidates
+    }
+
+    /// The collisions active at `x` (the candidates within d̂ there) become the elements.
+    pub fn update(&mut self, x: &[Vector<D>]) {
+        active(
+            &self.candidates,
+            x,
+            self.params.dhat,
+            &mut self.active,
+            &mut self.stencils,
+        );
+    }
+
+    /// The collisions active at the last update.
+    pub fn active(&self) -> &[NormalCollision] {
+        &self.active
+    }
+
+    /// w ∂²b/∂x² of every active collision, exact (b″ ∇d ∇dᵀ + b′ ∇²d, indefinite where the
+    /// distance is curved), N/m, in [`Energy::hessian`]'s layout: for the finite-difference
+    /// tests; the solver uses the projection, [`Energy::hessian`].
+    pub fn exact_hessian(&self, x: &[Vector<D>], weight: f64, out: &mut [f64]) {
+        self.blocks(x, weight, out, false);
+    }
+
+    /// Every active collision's w-scaled block into `out`, projected to PSD where the distance
+    /// is curved and `project`.
+    fn blocks(&self, x: &[Vector<D>], weight: f64, out: &mut [f64], project: bool) {
+        let n = D * P::NODES;
+        let mut g = [Vector::<D>::zeros(); MAX_STENCIL];
+        for (c, out) in self.active.iter().zip(out.chunks_exact_mut(n * n)) {
+            let pair = &self.candidates[c.candidate];
+            let (area, d) = (pair.area(), pair.distance(x));
+            pair.distance_gradient(x, &mut g);
+            let b2 = self.params.second(d, area) * weight;
+            if P::LINEAR {
+                // b″ ∇d ∇dᵀ, column by column.
+                for (cj, gc) in g[..P::NODES].iter().enumerate() {
+                    for (rj, gr) in g[..P::NODES].iter().enumerate() {
+                        let block = gr * gc.transpose() * b2;
+                        for cc in 0..D {
+                            for rr in 0..D {
+                                out[n * (D * cj + cc) + D * rj + rr] = block[(rr, cc)];
+                            }
+                        }
+                    }
+                }
+            } else {
+                pair.distance_hessian(x, out);
+                let b1 = self.params.first(d, area) * weight;
+                for k in 0..n {
+                    for r in 0..n {
+                        let (gk, gr) = (g[k / D][k % D], g[r / D][r % D]);
+                        out[n * k + r] = b2 * gr * gk + b1 * out[n * k + r];
+                    }
+                }
+                if project {
+                    project_in_place(out, n);
+                }
+            }
+        }
+    }
+}
+
+impl<const D: usize, P: ContactPair<D>> Energy<D> for BarrierPotential<D, P> {
+    fn name(&self) -> &'static str {
+        "barrier"
+    }
+
+    fn elements(&self) -> Elements<'_> {
+        Elements::Tuples {
+            k: P::NODES,
+            nodes: &self.stencils,
+        }
+    }
+
+    fn fixed_elements(&self) -> bool {
+        false
+    }
+
+    /// w Σ A b(d) over the candidates, J (+∞ if any is at or past contact).
+    fn value(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64) -> f64 {
+        weight
+            * self
+                .candidates
+                .iter()
+                .map(|p| self.params.value(p.distance(x), p.area()))
+                .sum::<f64>()
+    }
+
+    /// w b′(d) ∇d per active collision, N.
+    fn gradient(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [Vector<D>]) {
+        let mut g = [Vector::<D>::zeros(); MAX_STENCIL];
+        for (c, out) in self.active.iter().zip(out.chunks_exact_mut(P::NODES)) {
+            let pair = &self.candidates[c.candidate];
+            pair.distance_gradient(x, &mut g);
+            let b1 = self.params.first(pair.distance(x), pair.area()) * weight;
+            for (o, g) in out.iter_mut().zip(&g) {
+                *o = g * b1;
+            }
+        }
+    }
+
+    /// w ∂²b/∂x² per active collision (PSD), N/m.
+    fn hessian(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [f64]) {
+        self.blocks(x, weight, out, true);
+    }
+
+    fn depends_on_step(&self) -> bool {
+        false
+    }
+
+    /// The CCD of every candidate: min over them of [`ContactPair::max_step`].
+    fn max_step(
+        &self,
+        x: &[Vector<D>],
+        p: &[Vector<D>],
+        _step: &StepState<D>,
+        fraction: f64,
+    ) -> f64 {
+        self.candidates
+            .iter()
+            .map(|c| c.max_step(x, p, fraction))
+            .fold(1.0, f64::min)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The book's kernel: its derivatives against central differences of its value, its
+    /// curvature positive inside d̂, and all three zero outside; +∞ at contact.
+    #[test]
+    fn book_kernel_derivatives_match_finite_differences() {
+        let b = BarrierParams {
+            dhat: 0.01,
+            kappa: 1e5,
+            kind: BarrierKind::Book,
+        };
+        let area = 0.25;
+        for s in [0.05, 0.2, 0.5, 0.8, 0.98] {
+            let d = s * b.dhat;
+            let delta = 1e-6 * d;
+            let fd1 = (b.value(d + delta, area) - b.value(d - delta, area)) / (2.0 * delta);
+            let fd2 = (b.first(d + delta, area) - b.first(d - delta, area)) / (2.0 * delta);
+            assert!(
+                (b.first(d, area) - fd1).abs() <= 1e-6 * fd1.abs(),
+                "s = {s}"
+            );
+            assert!(
+                (b.second(d, area) - fd2).abs() <= 1e-6 * fd2.abs(),
+                "s = {s}"
+            );
+            assert!(b.second(d, area) > 0.0 && b.first(d, area) < 0.0);
+        }
+        let out = 1.5 * b.dhat;
+        assert_eq!(
+            (b.value(out, area), b.first(out, area), b.second(out, area)),
+            (0.0, 0.0, 0.0)
+        );
+        assert_eq!(b.value(0.0, area), f64::INFINITY);
+    }
+}

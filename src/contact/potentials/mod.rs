@@ -1,0 +1,12 @@
+//! The contact potentials (SPEC.md §2, §6, §7), each written once over
+//! [`crate::contact::ContactPair`] and each an [`crate::energy::Energy`] the solver sums and
+//! assembles like any other term:
+//!
+//! * [`barrier`]: Σ A_k b(d_k) over the candidates, with the book's C¹ kernel or IPC's C²
+//!   ([`barrier_ipc`]); its elements are the collisions active at the last update;
+//! * [`friction`]: Σ μλ_k f₀(‖u_k‖) over the tangential collisions, the static-to-kinetic blend
+//!   and the line search's stick-zone filter.
+
+pub mod barrier;
+pub mod barrier_ipc;
+pub mod friction;

@@ -1,0 +1,162 @@
+//! The contact stage of a system (SPEC.md §2, §6, §7): its pair sets, the barrier's and
+//! friction's constants and the friction table, and what the Newton loop calls on it.
+//!
+//! Per step ([`crate::solver::Simulation`]):
+//! 1. [`ContactStage::begin_step`]: the broad phase over xⁿ → x (x differs from xⁿ where
+//!    drivers moved nodes), friction lagged at xⁿ, the barrier's collisions at x;
+//! 2. at every iterate x, [`ContactStage::update`]: the barrier's collisions active at x;
+//! 3. before every line search from x along p, [`ContactStage::find_candidates`] over
+//!    x → x + p, so that the barrier's value at every trial point and the CCD of the step filter
+//!    see every pair the segment can bring within d̂;
+//! 4. with implicit lagging, at a converged x, [`ContactStage::relag`] and
+//!    [`ContactStage::accept_relag`].
+
+use crate::contact::candidates::plane_vertex::PlaneVertexSource;
+use crate::contact::pair_set::{PairSet, Pairs};
+use crate::contact::potentials::barrier::BarrierParams;
+use crate::contact::potentials::friction::FrictionParams;
+use crate::contact::{ContactSurface, FrictionTable, HalfSpace};
+use crate::energy::{Energy, StepState, Vector};
+
+pub use crate::contact::pair_set::ContactPoint;
+
+/// The contact stage.
+pub struct ContactStage<const D: usize> {
+    barrier: BarrierParams,
+    friction: FrictionParams,
+    table: FrictionTable,
+    sets: Vec<Box<dyn PairSet<D>>>,
+    /// Obstacles numbered so far (the friction table numbers them after the bodies).
+    obstacles: usize,
+}
+
+impl<const D: usize> ContactStage<D> {
+    /// A stage with no pairs yet, with the barrier's and friction's constants and the friction
+    /// table (whose `bodies` numbers the obstacles).
+    pub fn new(barrier: BarrierParams, friction: FrictionParams, table: FrictionTable) -> Self {
+        ContactStage {
+            barrier,
+            friction,
+            table,
+            sets: Vec::new(),
+            obstacles: 0,
+        }
+    }
+
+    /// Node × half-space pairs between every vertex of `surface` and every half-space of
+    /// `half_spaces` (the next obstacles in the friction table's numbering).
+    pub fn add_half_spaces(&mut self, surface: ContactSurface, half_spaces: &[HalfSpace<D>]) {
+        let numbered = half_spaces
+            .iter()
+            .map(|h| {
+                let number = self.table.obstacle(self.obstacles);
+                self.obstacles += 1;
+                (*h, number)
+            })
+            .collect();
+        let source = PlaneVertexSource {
+            surface,
+            half_spaces: numbered,
+        };
+        self.sets
+            .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
+    }
+
+    /// The barrier's constants.
+    pub fn barrier_params(&self) -> &BarrierParams {
+        &self.barrier
+    }
+
+    /// Friction's constants.
+    pub fn friction_params(&self) -> &FrictionParams {
+        &self.friction
+    }
+
+    /// The friction table.
+    pub fn friction_table(&self) -> &FrictionTable {
+        &self.table
+    }
+
+    /// The friction table, to change the coefficients between steps (they are read when friction
+    /// is lagged, at the start of the next step).
+    pub fn friction_table_mut(&mut self) -> &mut FrictionTable {
+        &mut self.table
+    }
+
+    /// The pair sets.
+    pub fn sets(&self) -> &[Box<dyn PairSet<D>>] {
+        &self.sets
+    }
+
+    /// Step 1 of the module comment.
+    pub fn begin_step(&mut self, x_n: &[Vector<D>], x: &[Vector<D>]) {
+        for set in &mut self.sets {
+            set.find_candidates(x_n, Some(x));
+            set.lag(x_n, &self.table);
+            set.update(x);
+        }
+    }
+
+    /// Step 2: the barrier's collisions at `x`.
+    pub fn update(&mut self, x: &[Vector<D>]) {
+        for set in &mut self.sets {
+            set.update(x);
+        }
+    }
+
+    /// Step 3: the broad phase over `x` → `x_end`.
+    pub fn find_candidates(&mut self, x: &[Vector<D>], x_end: &[Vector<D>]) {
+        for set in &mut self.sets {
+            set.find_candidates(x, Some(x_end));
+        }
+    }
+
+    /// Step 4: friction lagged again at `x`, aside; returns λ's relative change,
+    /// max |λ_new − λ_used| / max |λ| over every pair (0 when there is no normal force before
+    /// or after).
+    pub fn relag(&mut self, x: &[Vector<D>]) -> f64 {
+        let (mut diff, mut scale) = (0.0f64, 0.0f64);
+        for set in &mut self.sets {
+            let (d, s) = set.relag(x, &self.table);
+            diff = diff.max(d);
+            scale = scale.max(s);
+        }
+        if scale == 0.0 { 0.0 } else { diff / scale }
+    }
+
+    /// The collisions of the last [`ContactStage::relag`] replace the lagged ones.
+    pub fn accept_relag(&mut self) {
+        for set in &mut self.sets {
+            set.accept_relag();
+        }
+    }
+
+    /// The smallest distance of any pair at `x`, m (+∞ without pairs): the step invariant.
+    pub fn min_distance(&self, x: &[Vector<D>]) -> f64 {
+        self.sets
+            .iter()
+            .map(|s| s.min_distance(x))
+            .fold(
+                f64::INFINITY,
+                |a, b| if b < a || b.is_nan() { b } else { a },
+            )
+    }
+
+    /// The contact potentials, two per pair set (barrier, friction), in a fixed order.
+    pub fn potentials(&self) -> impl Iterator<Item = &dyn Energy<D>> {
+        self.sets.iter().flat_map(|s| [s.barrier(), s.friction()])
+    }
+
+    /// Number of contact potentials ([`ContactStage::potentials`]).
+    pub fn potential_count(&self) -> usize {
+        2 * self.sets.len()
+    }
+
+    /// Every lagged friction contact at `x` into `out` (cleared first).
+    pub fn contacts(&self, x: &[Vector<D>], step: &StepState<D>, out: &mut Vec<ContactPoint<D>>) {
+        out.clear();
+        for set in &self.sets {
+            set.contacts(x, step, out);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! A 2D mass-spring mesh (SPEC.md §2): nodes at rest, spring edges with rest lengths, lumped
+//! masses, the contact area of every node and its triangles; and how it joins a system.
+
+use std::ops::Range;
+
+use nalgebra::Vector2;
+
+use crate::contact::ContactSurface;
+use crate::energy::inversion::signed_area;
+use crate::energy::spring::SpringEnergy;
+use crate::energy::{Projection, Vec2};
+use crate::solver::SystemBuilder;
+
+/// A 2D mass-spring mesh: node positions at rest, edges with rest lengths, lumped masses.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    /// Node positions at t = 0, m.
+    pub x0: Vec<Vector2<f64>>,
+    /// Spring edges as node pairs.
+    pub edges: Vec<[usize; 2]>,
+    /// Squared rest length of every edge, m².
+    pub rest_l2: Vec<f64>,
+    /// Lumped mass of every node, kg.
+    pub mass: Vec<f64>,
+    /// Contact area of every node, m.
+    pub contact_area: Vec<f64>,
+    /// Triangles (two per cell) for OBJ output and drawing.
+    pub triangles: Vec<[usize; 3]>,
+}
+
+impl Mesh {
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.x0.len()
+    }
+
+    /// Whether the mesh has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.x0.is_empty()
+    }
+
+    /// Adds the mesh to `builder` as body number `body`: its nodes, every one moving at
+    /// `velocity` (m/s), its springs of stiffness `stiffness` (N/m) with the Hessian
+    /// `projection`, and every node as a contact vertex with its contact area into `surface`.
+    /// Returns the nodes' indices in the state vector.
+    pub fn add_to(
+        &self,
+        builder: &mut SystemBuilder<2>,
+        velocity: Vec2,
+        stiffness: f64,
+        projection: Projection,
+        body: usize,
+        surface: &mut ContactSurface,
+    ) -> Range<usize> {
+        let nodes = builder.add_nodes(&self.x0, &vec![velocity; self.len()], &self.mass);
+        let offset = nodes.start;
+        let edges = self
+            .edges
+            .iter()
+            .map(|&[a, b]| [a + offset, b + offset])
+            .collect();
+        builder.add_potential(Box::new(SpringEnergy::new(
+            edges,
+            self.rest_l2.clone(),
+            stiffness,
+            projection,
+        )));
+        for (i, &area) in self.contact_area.iter().enumerate() {
+            surface.push(offset + i, area, body);
+        }
+        nodes
+    }
+
+    /// How many of [`Mesh::triangles`] are inverted at positions `x` (the mesh's own nodes):
+    /// their signed area is zero or of the opposite sign to their area at rest. A mass-spring
+    /// grid has no energy against this (a mirrored cell keeps every edge and diagonal length),
+    /// so a hard landing can fold a refined square (docs/refinement.md); the run reports it.
+    pub fn inverted_triangles(&self, x: &[Vector2<f64>]) -> usize {
+        let area = |p: &[Vector2<f64>], [a, b, c]: [usize; 3]| signed_area(&p[a], &p[b], &p[c]);
+        self.triangles
+            .iter()
+            .filter(|&&t| area(x, t) * area(&self.x0, t) <= 0.0)
+            .count()
+    }
+}

@@ -1,0 +1,251 @@
+//! Reading case files, shared by every case kind: the file's text (refusing what is not a
+//! regular file of a sensible size), strict TOML parsing into a kind's schema with errors that
+//! name the file and the dotted key on one line, the `kind` peek, and the rules every kind's
+//! validation shares ([`Validator`]). Each kind's schema and validation is its own module
+//! (`scene/slope/`, `rigid/case.rs`, `scene/bounce.rs`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// A case file is a few hundred bytes; one over 1 MiB is not a case file.
+const MAX_CASE_FILE_BYTES: u64 = 1 << 20;
+
+/// Deserialises an array of exactly two numbers. serde's own `[f64; 2]` reads the first two
+/// elements and ignores the rest, so `[0, 0, -9.81]` would be taken as `[0, 0]`.
+pub(crate) fn exactly_two<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    let v = Vec::<f64>::deserialize(d)?;
+    <[f64; 2]>::try_from(v.as_slice()).map_err(|_| {
+        serde::de::Error::invalid_length(v.len(), &"an array of exactly 2 numbers, [x, y]")
+    })
+}
+
+/// [`exactly_two`] for an optional key (called only when the key is present).
+pub(crate) fn exactly_two_opt<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<[f64; 2]>, D::Error> {
+    exactly_two(d).map(Some)
+}
+
+/// An error reading or validating a case file. Its `Display` is one line naming the file, the key
+/// and the rule.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        /// The case file.
+        file: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The path is not a regular file of a sensible size.
+    #[error("{file}: not a case file: it is {what}; give the path of a TOML case file")]
+    NotACaseFile {
+        /// The path.
+        file: PathBuf,
+        /// What it is instead.
+        what: &'static str,
+    },
+    /// The file is not valid TOML, or a key is unknown, missing or of the wrong type.
+    #[error("{file}: key `{key}`: {message}")]
+    Parse {
+        /// The case file.
+        file: PathBuf,
+        /// Dotted path of the offending key (`(document)` when the TOML itself is malformed).
+        key: String,
+        /// What is wrong, on one line.
+        message: String,
+    },
+    /// A value breaks a rule of the model.
+    #[error("{file}: key `{key}`: {rule} (got {value})")]
+    Invalid {
+        /// The case file.
+        file: PathBuf,
+        /// Dotted path of the offending key.
+        key: String,
+        /// The rule broken.
+        rule: String,
+        /// The value as given.
+        value: String,
+    },
+    /// An error about a key whose value came from a `--set` override
+    /// ([`crate::scene::overrides`]).
+    #[error("{source} [the value came from --set {setting}]")]
+    FromOverride {
+        /// The override as given (`KEY=VALUE`).
+        setting: String,
+        /// The error, as it would read for the same value in the file.
+        source: Box<CaseError>,
+    },
+}
+
+impl CaseError {
+    /// The dotted key the error is about.
+    pub fn key(&self) -> &str {
+        match self {
+            CaseError::Io { .. } | CaseError::NotACaseFile { .. } => "(file)",
+            CaseError::Parse { key, .. } | CaseError::Invalid { key, .. } => key,
+            CaseError::FromOverride { source, .. } => source.key(),
+        }
+    }
+}
+
+/// The top-level `kind` of a case file's text, if it is TOML with a string `kind` (the CLI's
+/// dispatch peeks at it before choosing a parser).
+pub fn peek_kind(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("kind")?.as_str().map(str::to_owned)
+}
+
+/// `[time]`: implicit Euler.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSection {
+    /// Time step h, s.
+    pub h: f64,
+    /// Simulated duration, s.
+    pub duration: f64,
+}
+
+/// The text of the case file at `path`, after checking, before opening it, that it is a regular
+/// file of at most 1 MiB: opening a FIFO for reading blocks until a writer comes. Every reader of
+/// case files (slope, rigid, `--set`, the `kind` peek) goes through here.
+pub fn read_case_file(path: &Path) -> Result<String, CaseError> {
+    let meta = std::fs::metadata(path).map_err(|source| CaseError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let ft = meta.file_type();
+    let what = if meta.is_dir() {
+        Some("a directory")
+    } else if !ft.is_file() {
+        Some("a FIFO, socket or device")
+    } else if meta.len() > MAX_CASE_FILE_BYTES {
+        Some("larger than 1 MiB")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return Err(CaseError::NotACaseFile {
+            file: path.to_path_buf(),
+            what,
+        });
+    }
+    std::fs::read_to_string(path).map_err(|source| CaseError::Io {
+        file: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Builds the errors of one case file (`file` for the messages) and checks the rules every
+/// kind shares.
+pub(crate) struct Validator<'a> {
+    /// The case file named in the messages.
+    pub(crate) file: &'a Path,
+}
+
+impl Validator<'_> {
+    pub(crate) fn invalid(
+        &self,
+        key: &str,
+        rule: &str,
+        value: impl std::fmt::Display,
+    ) -> CaseError {
+        CaseError::Invalid {
+            file: self.file.to_path_buf(),
+            key: key.into(),
+            rule: rule.into(),
+            value: value.to_string(),
+        }
+    }
+    pub(crate) fn positive(&self, key: &str, x: f64) -> Result<(), CaseError> {
+        if x.is_finite() && x > 0.0 {
+            Ok(())
+        } else {
+            Err(self.invalid(key, "must be finite and > 0", x))
+        }
+    }
+    pub(crate) fn non_negative(&self, key: &str, x: f64) -> Result<(), CaseError> {
+        if x.is_finite() && x >= 0.0 {
+            Ok(())
+        } else {
+            Err(self.invalid(key, "must be finite and >= 0", x))
+        }
+    }
+    pub(crate) fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
+        if x.iter().all(|c| c.is_finite()) {
+            Ok(())
+        } else {
+            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
+        }
+    }
+}
+
+/// The dotted key of a "duplicate key" error: the key at the error's span, prefixed by the
+/// table header above it (`[friction]` then `mu` twice gives `friction.mu`; a header given
+/// twice gives the header's name).
+fn duplicate_key(e: &toml::de::Error, text: &str) -> Option<String> {
+    if !e.message().contains("duplicate key") {
+        return None;
+    }
+    let span = e.span()?;
+    let name = text.get(span.clone())?.trim().trim_matches(['"', '\'']);
+    if name.is_empty() {
+        return None;
+    }
+    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    if text[line_start..].trim_start().starts_with('[') {
+        return Some(name.to_string());
+    }
+    let table = text[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        l.starts_with('[').then(|| {
+            l.trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+        })
+    });
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{name}"),
+        _ => name.to_string(),
+    })
+}
+
+/// Case-file text parsed strictly into `T` (unknown keys rejected by `T`'s serde attributes),
+/// with errors naming the dotted key (a duplicate key by its own name) on one line. Every kind of
+/// case file (slope, rigid) is read through here.
+pub(crate) fn parse_case_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    file: &Path,
+) -> Result<T, CaseError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| CaseError::Parse {
+        file: file.to_path_buf(),
+        key: duplicate_key(&e, text).unwrap_or_else(|| "(document)".into()),
+        message: one_line_toml(&e, text),
+    })?;
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let key = e.path().to_string();
+        CaseError::Parse {
+            file: file.to_path_buf(),
+            key: if key == "." { "(document)".into() } else { key },
+            message: one_line_toml(e.inner(), text),
+        }
+    })
+}
+
+/// A TOML error on one line: its message and the line/column it points at.
+pub(crate) fn one_line_toml(e: &toml::de::Error, text: &str) -> String {
+    let msg = e.message().replace('\n', " ").trim().to_string();
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("{msg} (line {line}, column {col})")
+        }
+        None => msg,
+    }
+}
