@@ -62,21 +62,6 @@ impl<const D: usize> ContactStage<D> {
             .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
     }
 
-    /// The barrier's constants.
-    pub fn barrier_params(&self) -> &BarrierParams {
-        &self.barrier
-    }
-
-    /// Friction's constants.
-    pub fn friction_params(&self) -> &FrictionParams {
-        &self.friction
-    }
-
-    /// The friction table.
-    pub fn friction_table(&self) -> &FrictionTable {
-        &self.table
-    }
-
     /// The friction table, to change the coefficients between steps (they are read when friction
     /// is lagged, at the start of the next step).
     pub fn friction_table_mut(&mut self) -> &mut FrictionTable {

@@ -1,13 +1,17 @@
 //! Projection of symmetric matrices onto the positive semi-definite cone (SPEC.md §2):
 //! eigen-decompose, clamp negative eigenvalues to zero, recompose.
 
-use nalgebra::{DMatrix, Matrix2, SMatrix, SymmetricEigen};
+#[cfg(test)]
+use nalgebra::DMatrix;
+use nalgebra::{Matrix2, SMatrix, SymmetricEigen};
 
 /// The largest element block [`project_in_place`] takes: 12 × 12 (four nodes in 3D).
 pub const MAX_BLOCK: usize = 12;
 
-/// PSD projection of a symmetric matrix (general path, nalgebra's symmetric eigensolver).
-pub fn project(h: &DMatrix<f64>) -> DMatrix<f64> {
+/// PSD projection of a symmetric matrix (nalgebra's symmetric eigensolver on a dynamic
+/// matrix): the reference the tests check the fixed-size projections against.
+#[cfg(test)]
+pub(crate) fn project(h: &DMatrix<f64>) -> DMatrix<f64> {
     let eig = SymmetricEigen::new(h.clone());
     if eig.eigenvalues.iter().all(|&l| l >= 0.0) {
         return h.clone();

@@ -311,11 +311,6 @@ impl<const D: usize> Simulation<D> {
         self.potential.contact_mut()
     }
 
-    /// The terms of E (inertia first, then the system's potentials, then contact's).
-    pub fn terms(&self) -> impl Iterator<Item = &dyn Energy<D>> {
-        (0..self.potential.len()).map(|i| self.potential.term(i))
-    }
-
     /// The drivers.
     pub fn drivers(&self) -> &[Box<dyn Driver<D>>] {
         &self.drivers

@@ -141,11 +141,6 @@ impl<const D: usize> SystemBuilder<D> {
         start..start + x0.len()
     }
 
-    /// Nodes added so far.
-    pub fn node_count(&self) -> usize {
-        self.system.x0.len()
-    }
-
     /// The masses of the nodes added so far, kg.
     pub fn masses(&self) -> &[f64] {
         &self.system.mass
