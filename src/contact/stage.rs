@@ -53,11 +53,8 @@ impl<const D: usize> ContactStage<D> {
                 self.obstacles += 1;
                 (*h, number)
             })
-            .collect();
-        let source = PlaneVertexSource {
-            surface,
-            half_spaces: numbered,
-        };
+            .collect::<Vec<_>>();
+        let source = PlaneVertexSource::new(&surface, &numbered);
         self.sets
             .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
     }

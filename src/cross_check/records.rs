@@ -32,6 +32,7 @@ pub struct Recorder {
     contacts: Vec<ContactPoint<2>>,
     barrier: Vec<Vec2>,
     friction: Vec<Vec2>,
+    elements: Vec<Vec2>,
 }
 
 impl Recorder {
@@ -60,7 +61,7 @@ impl Recorder {
         let n = sim.x.len();
         self.barrier.resize(n, Vec2::zeros());
         self.friction.resize(n, Vec2::zeros());
-        sim.contact_forces(&mut self.barrier, &mut self.friction);
+        sim.contact_forces(&mut self.barrier, &mut self.friction, &mut self.elements);
         for c in &self.contacts {
             if c.len != 1 {
                 continue;

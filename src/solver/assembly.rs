@@ -154,6 +154,11 @@ impl DofMap {
     pub fn free(&self) -> usize {
         self.free
     }
+
+    /// Whether every degree of freedom is free (row k is degree of freedom k).
+    pub fn is_all_free(&self) -> bool {
+        self.free == self.row.len()
+    }
 }
 
 /// One term's element blocks, as the assembly takes them.
@@ -171,14 +176,14 @@ pub struct Group<'a> {
 }
 
 /// Where one entry of a group's element-block buffer goes: `block` indexes the buffer, `slot`
-/// the values ([`SKIP`] for an entry in a prescribed row or column).
+/// the values (entries in a prescribed row or column have none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Scatter {
     block: usize,
     slot: usize,
 }
 
-/// The slot of an entry that is not assembled (a prescribed row or column).
+/// The slot of a difference-form entry that is not assembled (a prescribed row or column).
 const SKIP: usize = usize::MAX;
 
 /// A group's map and what it was built for.
@@ -188,6 +193,10 @@ struct GroupMap {
     full: Vec<Scatter>,
     /// Difference form: per element, `difference_pattern.len()` slots.
     difference: Vec<usize>,
+    /// Whether a difference slot is [`SKIP`] (an element with a prescribed node).
+    skips: bool,
+    /// Whether the group's elements never change (not compared at each assembly).
+    fixed: bool,
     form: Option<BlockForm>,
     /// Nodes per element.
     k: usize,
@@ -302,6 +311,60 @@ fn half_width(m: &CscMatrix<f64>) -> usize {
         .map(|c| rows[offs[c + 1] - 1] - c)
         .max()
         .unwrap_or(0)
+}
+
+/// Adds every difference-form element's B (`blocks`, D² each) at its `S` = D(D + 1) + D²
+/// slots (`slots`, none of them [`SKIP`]): B's lower triangle at node a's diagonal block and at
+/// node b's, −B at the cross block, in [`difference_pattern`]'s order, with D known at compile
+/// time so the loops unroll.
+#[inline]
+fn scatter_difference<const D: usize, const S: usize>(
+    vals: &mut [f64],
+    slots: &[usize],
+    blocks: &[f64],
+) {
+    for (s, b) in slots.chunks_exact(S).zip(blocks.chunks_exact(D * D)) {
+        let mut k = 0;
+        for _node in 0..2 {
+            for c in 0..D {
+                for r in c..D {
+                    vals[s[k]] += b[D * c + r];
+                    k += 1;
+                }
+            }
+        }
+        for c in 0..D {
+            for r in 0..D {
+                vals[s[k]] -= b[D * c + r];
+                k += 1;
+            }
+        }
+    }
+}
+
+/// [`scatter_difference`] for any dimension and with [`SKIP`] slots (an element with a
+/// prescribed node), following `pattern`.
+fn scatter_difference_checked(
+    vals: &mut [f64],
+    slots: &[usize],
+    blocks: &[f64],
+    pattern: &[(usize, f64)],
+    dim: usize,
+) {
+    for (s, b) in slots
+        .chunks_exact(pattern.len())
+        .zip(blocks.chunks_exact(dim * dim))
+    {
+        for (&slot, &(entry, sign)) in s.iter().zip(pattern) {
+            if slot != SKIP {
+                if sign > 0.0 {
+                    vals[slot] += b[entry];
+                } else {
+                    vals[slot] -= b[entry];
+                }
+            }
+        }
+    }
 }
 
 /// The per-slot (entry of B, sign) of a difference-form element in dimension `dim`: B's lower
@@ -518,6 +581,8 @@ impl HessianSystem {
         }
         let map = &mut self.maps[t];
         map.full = full;
+        map.skips = difference.contains(&SKIP);
+        map.fixed = g.fixed;
         map.difference = difference;
         map.form = Some(g.form);
         map.k = k;
@@ -558,10 +623,10 @@ impl HessianSystem {
         let mut changed = false;
         let mut outside = false;
         for t in 0..count {
-            let g = group(t);
-            if g.fixed {
+            if self.maps[t].fixed {
                 continue;
             }
+            let g = group(t);
             let nodes: &[usize] = match g.elements {
                 Elements::Tuples { nodes, .. } => nodes,
                 Elements::EachNode(_) => &[],
@@ -614,31 +679,28 @@ impl HessianSystem {
             match map.form {
                 Some(BlockForm::Full) | None => {
                     for s in &map.full {
-                        if s.slot != SKIP {
-                            vals[s.slot] += blocks[s.block];
-                        }
+                        vals[s.slot] += blocks[s.block];
                     }
                 }
-                Some(BlockForm::Difference) => {
-                    let stride = self.difference_pattern.len();
-                    let dd = self.dim * self.dim;
-                    // Adding −b is subtracting b: the same values as the full blocks' scatter.
-                    for (slots, b) in map
-                        .difference
-                        .chunks_exact(stride)
-                        .zip(blocks.chunks_exact(dd))
-                    {
-                        for (&slot, &(entry, sign)) in slots.iter().zip(&self.difference_pattern) {
-                            if slot != SKIP {
-                                if sign > 0.0 {
-                                    vals[slot] += b[entry];
-                                } else {
-                                    vals[slot] -= b[entry];
-                                }
-                            }
-                        }
-                    }
-                }
+                // Adding −b is subtracting b: the same values as the full blocks' scatter.
+                Some(BlockForm::Difference) if !map.skips => match self.dim {
+                    2 => scatter_difference::<2, 10>(vals, &map.difference, blocks),
+                    3 => scatter_difference::<3, 18>(vals, &map.difference, blocks),
+                    _ => scatter_difference_checked(
+                        vals,
+                        &map.difference,
+                        blocks,
+                        &self.difference_pattern,
+                        self.dim,
+                    ),
+                },
+                Some(BlockForm::Difference) => scatter_difference_checked(
+                    vals,
+                    &map.difference,
+                    blocks,
+                    &self.difference_pattern,
+                    self.dim,
+                ),
             }
         }
     }

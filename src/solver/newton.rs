@@ -343,14 +343,19 @@ impl<const D: usize> Simulation<D> {
     /// The contact and friction forces on every node at the current x with the last step's
     /// lagged friction, N: −∂Ψ_barrier/∂x into `barrier` and −∂Ψ_friction/∂x into `friction`
     /// (both zeroed first; zero without contact). Friction is zero before the first step.
-    pub fn contact_forces(&self, barrier: &mut [Vector<D>], friction: &mut [Vector<D>]) {
+    /// `buf` holds the element forces meanwhile (kept by the caller between calls).
+    pub fn contact_forces(
+        &self,
+        barrier: &mut [Vector<D>],
+        friction: &mut [Vector<D>],
+        buf: &mut Vec<Vector<D>>,
+    ) {
         barrier.fill(Vector::<D>::zeros());
         friction.fill(Vector::<D>::zeros());
         let Some(contact) = self.contact() else {
             return;
         };
         let state = self.last_step_state();
-        let mut buf = Vec::new();
         for (k, term) in contact.potentials().enumerate() {
             if k % 2 == 1 && self.step == 0 {
                 continue;
@@ -363,8 +368,8 @@ impl<const D: usize> Simulation<D> {
             let elements = term.elements();
             buf.clear();
             buf.resize(elements.gradient_len(), Vector::<D>::zeros());
-            term.gradient(&self.x, &state, -1.0, &mut buf);
-            crate::energy::term::scatter_gradient(elements, &buf, out);
+            term.gradient(&self.x, &state, -1.0, buf);
+            crate::energy::term::scatter_gradient(elements, buf, out);
         }
     }
 
@@ -688,10 +693,17 @@ impl<const D: usize> Simulation<D> {
             return Err(linear_error(&self.ws, source));
         }
         let dofs = self.system.dofs();
-        for (k, g) in self.ws.grad.iter().flat_map(|g| g.iter()).enumerate() {
-            let row = dofs.row(k);
-            if row != DofMap::PRESCRIBED {
-                self.ws.rhs[row] = -g;
+        let grad = self.ws.grad.iter().flat_map(|g| g.iter());
+        if dofs.is_all_free() {
+            for (r, g) in self.ws.rhs.iter_mut().zip(grad) {
+                *r = -g;
+            }
+        } else {
+            for (k, g) in grad.enumerate() {
+                let row = dofs.row(k);
+                if row != DofMap::PRESCRIBED {
+                    self.ws.rhs[row] = -g;
+                }
             }
         }
         let clock = self.time_linear_solve.then(std::time::Instant::now);
@@ -747,13 +759,20 @@ impl<const D: usize> Simulation<D> {
             stats.factor_solve_seconds += c.elapsed().as_secs_f64();
         }
         let dofs = self.system.dofs();
-        for (k, p) in self.ws.p.iter_mut().flat_map(|p| p.iter_mut()).enumerate() {
-            let row = dofs.row(k);
-            *p = if row == DofMap::PRESCRIBED {
-                0.0
-            } else {
-                self.ws.rhs[row]
-            };
+        let p = self.ws.p.iter_mut().flat_map(|p| p.iter_mut());
+        if dofs.is_all_free() {
+            for (p, r) in p.zip(&self.ws.rhs) {
+                *p = *r;
+            }
+        } else {
+            for (k, p) in p.enumerate() {
+                let row = dofs.row(k);
+                *p = if row == DofMap::PRESCRIBED {
+                    0.0
+                } else {
+                    self.ws.rhs[row]
+                };
+            }
         }
         Ok(())
     }

@@ -198,7 +198,7 @@ impl SlopeCase {
         let sim = &self.runner.sim;
         let n = sim.x.len();
         let (mut barrier, mut friction) = (vec![Vec2::zeros(); n], vec![Vec2::zeros(); n]);
-        sim.contact_forces(&mut barrier, &mut friction);
+        sim.contact_forces(&mut barrier, &mut friction, &mut Vec::new());
         barrier.into_iter().zip(friction).collect()
     }
 

@@ -87,24 +87,29 @@ impl<const D: usize> ContactPair<D> for PlaneVertex<D> {
 /// The broad phase of node × half-space pairs: every contact vertex against every half-space.
 #[derive(Clone, Debug)]
 pub struct PlaneVertexSource<const D: usize> {
-    /// The contact vertices.
-    pub surface: ContactSurface,
-    /// The half-spaces, each with its number in the friction table.
-    pub half_spaces: Vec<(HalfSpace<D>, usize)>,
+    /// Every pair, vertex-major: the candidates are those of them near enough.
+    pairs: Vec<PlaneVertex<D>>,
 }
 
 impl<const D: usize> PlaneVertexSource<D> {
-    fn pair(&self, vertex: usize, plane: usize) -> PlaneVertex<D> {
-        let (half_space, obstacle) = self.half_spaces[plane];
-        PlaneVertex {
-            node: self.surface.vertices[vertex],
-            vertex,
-            area: self.surface.area[vertex],
-            body: self.surface.body[vertex],
-            plane,
-            obstacle,
-            half_space,
+    /// Every vertex of `surface` against every half-space of `half_spaces` (each with its
+    /// number in the friction table).
+    pub fn new(surface: &ContactSurface, half_spaces: &[(HalfSpace<D>, usize)]) -> Self {
+        let mut pairs = Vec::with_capacity(surface.len() * half_spaces.len());
+        for (vertex, &node) in surface.vertices.iter().enumerate() {
+            for (plane, &(half_space, obstacle)) in half_spaces.iter().enumerate() {
+                pairs.push(PlaneVertex {
+                    node,
+                    vertex,
+                    area: surface.area[vertex],
+                    body: surface.body[vertex],
+                    plane,
+                    obstacle,
+                    half_space,
+                });
+            }
         }
+        PlaneVertexSource { pairs }
     }
 }
 
@@ -120,29 +125,25 @@ impl<const D: usize> CandidateSource<D> for PlaneVertexSource<D> {
         out: &mut Vec<PlaneVertex<D>>,
     ) {
         out.clear();
-        for (vertex, &node) in self.surface.vertices.iter().enumerate() {
-            for (plane, (half_space, _)) in self.half_spaces.iter().enumerate() {
-                let d0 = half_space.distance(&x0[node]);
-                let d = match x1 {
-                    Some(x1) => d0.min(half_space.distance(&x1[node])),
-                    None => d0,
-                };
-                // Not `d >= dhat`: a NaN distance is a candidate, so the step invariant sees it.
-                if d < dhat || d.is_nan() {
-                    out.push(self.pair(vertex, plane));
-                }
+        for pair in &self.pairs {
+            let d0 = pair.half_space.distance(&x0[pair.node]);
+            let d = match x1 {
+                Some(x1) => d0.min(pair.half_space.distance(&x1[pair.node])),
+                None => d0,
+            };
+            // A NaN distance is a candidate, so the step invariant sees it.
+            if d < dhat || d.is_nan() {
+                out.push(*pair);
             }
         }
     }
 
     fn min_distance(&self, x: &[Vector<D>]) -> f64 {
         let mut min = f64::INFINITY;
-        for &node in &self.surface.vertices {
-            for (half_space, _) in &self.half_spaces {
-                let d = half_space.distance(&x[node]);
-                if d < min || d.is_nan() {
-                    min = d;
-                }
+        for pair in &self.pairs {
+            let d = pair.distance(x);
+            if d < min || d.is_nan() {
+                min = d;
             }
         }
         min
@@ -161,10 +162,7 @@ mod tests {
         }
         let floor = HalfSpace::new(Vec2::new(0.0, 1.0), Vec2::zeros());
         let wall = HalfSpace::new(Vec2::new(1.0, 0.0), Vec2::new(-1.0, 0.0));
-        PlaneVertexSource {
-            surface,
-            half_spaces: vec![(floor, 1), (wall, 2)],
-        }
+        PlaneVertexSource::new(&surface, &[(floor, 1), (wall, 2)])
     }
 
     /// At x⁰ alone only the pairs within d̂; over a segment, also a pair that comes within d̂ at
@@ -202,7 +200,7 @@ mod tests {
     fn the_filter_covers_a_fraction_of_the_distance() {
         let s = source();
         let x = [Vec2::new(0.0, 0.004); 4];
-        let pair = s.pair(0, 0);
+        let pair = s.pairs[0];
         let p = [Vec2::new(0.3, -0.008); 4];
         assert!((pair.max_step(&x, &p, 0.9) - 0.45).abs() < 1e-15);
         let away = [Vec2::new(0.3, 0.008); 4];

@@ -26,9 +26,40 @@ pub struct Mesh {
     pub contact_area: Vec<f64>,
     /// Triangles (two per cell) for OBJ output and drawing.
     pub triangles: Vec<[usize; 3]>,
+    /// The sign of every triangle's signed area at rest (+1 counter-clockwise, −1 clockwise,
+    /// 0 degenerate), for [`Mesh::inverted_triangles`].
+    pub rest_orientation: Vec<f64>,
 }
 
 impl Mesh {
+    /// The mesh of nodes `x0` (m), springs `edges` and `triangles`, with lumped masses `mass`
+    /// (kg) and contact areas `contact_area` (m); the rest lengths and orientations from `x0`.
+    pub fn new(
+        x0: Vec<Vector2<f64>>,
+        edges: Vec<[usize; 2]>,
+        triangles: Vec<[usize; 3]>,
+        mass: Vec<f64>,
+        contact_area: Vec<f64>,
+    ) -> Mesh {
+        let rest_l2 = edges
+            .iter()
+            .map(|&[a, b]| (x0[a] - x0[b]).norm_squared())
+            .collect();
+        let rest_orientation = triangles
+            .iter()
+            .map(|&[a, b, c]| signed_area(&x0[a], &x0[b], &x0[c]).signum())
+            .collect();
+        Mesh {
+            x0,
+            edges,
+            rest_l2,
+            mass,
+            contact_area,
+            triangles,
+            rest_orientation,
+        }
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.x0.len()
@@ -79,7 +110,8 @@ impl Mesh {
         let area = |p: &[Vector2<f64>], [a, b, c]: [usize; 3]| signed_area(&p[a], &p[b], &p[c]);
         self.triangles
             .iter()
-            .filter(|&&t| area(x, t) * area(&self.x0, t) <= 0.0)
+            .zip(&self.rest_orientation)
+            .filter(|&(&t, &rest)| area(x, t) * rest <= 0.0)
             .count()
     }
 }

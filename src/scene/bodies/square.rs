@@ -40,19 +40,14 @@ pub fn square(side: f64, n_seg: usize, centre: Vec2, density: f64, contact_area:
             triangles.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
         }
     }
-    let rest_l2 = edges
-        .iter()
-        .map(|&[a, b]| (x0[a] - x0[b]).norm_squared())
-        .collect();
     let node_mass = density * side * side / (m * m) as f64;
-    Mesh {
-        mass: vec![node_mass; m * m],
-        contact_area: vec![contact_area; m * m],
+    Mesh::new(
         x0,
         edges,
-        rest_l2,
         triangles,
-    }
+        vec![node_mass; m * m],
+        vec![contact_area; m * m],
+    )
 }
 
 #[cfg(test)]
