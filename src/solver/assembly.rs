@@ -313,6 +313,12 @@ fn half_width(m: &CscMatrix<f64>) -> usize {
         .unwrap_or(0)
 }
 
+/// Slots of a difference-form element in dimension `dim`: B's lower triangle at both nodes'
+/// diagonal blocks, D(D + 1), and −B at the cross block, D² ([`difference_pattern`]'s length).
+const fn difference_stride(dim: usize) -> usize {
+    dim * (dim + 1) + dim * dim
+}
+
 /// Adds every difference-form element's B (`blocks`, D² each) at its `S` = D(D + 1) + D²
 /// slots (`slots`, none of them [`SKIP`]): B's lower triangle at node a's diagonal block and at
 /// node b's, −B at the cross block, in [`difference_pattern`]'s order, with D known at compile
@@ -371,7 +377,7 @@ fn scatter_difference_checked(
 /// triangle at node a's diagonal block, then at node b's, then −B at the cross block (rows of
 /// the higher node, columns of the lower), column by column.
 fn difference_pattern(dim: usize) -> Vec<(usize, f64)> {
-    let mut p = Vec::new();
+    let mut p = Vec::with_capacity(difference_stride(dim));
     for _node in 0..2 {
         for c in 0..dim {
             for r in c..dim {
@@ -384,6 +390,7 @@ fn difference_pattern(dim: usize) -> Vec<(usize, f64)> {
             p.push((dim * c + r, -1.0));
         }
     }
+    debug_assert_eq!(p.len(), difference_stride(dim));
     p
 }
 
@@ -684,8 +691,16 @@ impl HessianSystem {
                 }
                 // Adding −b is subtracting b: the same values as the full blocks' scatter.
                 Some(BlockForm::Difference) if !map.skips => match self.dim {
-                    2 => scatter_difference::<2, 10>(vals, &map.difference, blocks),
-                    3 => scatter_difference::<3, 18>(vals, &map.difference, blocks),
+                    2 => scatter_difference::<2, { difference_stride(2) }>(
+                        vals,
+                        &map.difference,
+                        blocks,
+                    ),
+                    3 => scatter_difference::<3, { difference_stride(3) }>(
+                        vals,
+                        &map.difference,
+                        blocks,
+                    ),
                     _ => scatter_difference_checked(
                         vals,
                         &map.difference,
