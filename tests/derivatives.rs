@@ -23,6 +23,8 @@ use stickslip::contact::{
     BarrierKind, BarrierParams, Coefficients, ContactPair, ContactStage, ContactSurface,
     FrictionTable, HalfSpace, MAX_STENCIL,
 };
+use stickslip::energy::anchor_spring::AnchorSpring;
+use stickslip::energy::constant_force::ConstantForce;
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::inertia::InertiaEnergy;
 use stickslip::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
@@ -289,6 +291,84 @@ fn springs<const D: usize>() {
     };
     let (a, b) = (of(Projection::Clamp), of(Projection::None));
     assert!((a - &b).amax() <= 1e-12 * b.amax());
+}
+
+/// The drivers' terms: a spring from a node set to a moving anchor (zero-length, and with a
+/// rest length both stretched and compressed, where its exact Hessian is indefinite and the
+/// projection clamps it), evaluated at a time where the anchor has moved; a constant force.
+fn drivers<const D: usize>() {
+    let mut r = rng();
+    let n = 5;
+    let x: Vec<V<D>> = (0..n).map(|_| random(&mut r, 1.0)).collect();
+    let zeros = vec![V::<D>::zeros(); n];
+    let step = StepState {
+        x_tilde: &zeros,
+        x_n: &zeros,
+        h: 0.01,
+        time: 0.7,
+    };
+    let set = vec![0, 2, 3];
+    let mean = set.iter().map(|&i| x[i]).sum::<V<D>>() / 3.0;
+    let velocity = random::<D>(&mut r, 1.0);
+    let anchor_at_t = mean + random::<D>(&mut r, 1.0).normalize() * 0.4;
+    let anchor0 = anchor_at_t - velocity * step.time;
+    // δ = 1e-7 m against a distance of 0.4 m to the anchor.
+    let delta = vec![1e-7; n];
+    for (rest_length, label) in [
+        (0.0, "zero-length"),
+        (0.25, "stretched"),
+        (0.6, "compressed"),
+    ] {
+        let exact = AnchorSpring::new(
+            set.clone(),
+            anchor0,
+            velocity,
+            300.0,
+            rest_length,
+            Projection::None,
+        );
+        check_energy::<D>(&exact, &x, &step, &delta, &vec![0.0; n]);
+        let h = dense_hessian::<D>(&exact, &x, &step, 1.0, false);
+        let clamped = AnchorSpring::new(
+            set.clone(),
+            anchor0,
+            velocity,
+            300.0,
+            rest_length,
+            Projection::Clamp,
+        );
+        let hp = dense_hessian::<D>(&clamped, &x, &step, 1.0, false);
+        assert!(min_relative_eigenvalue(&hp) >= -PSD_REL_TOL, "{label}");
+        if label == "compressed" {
+            assert!(min_relative_eigenvalue(&h) < -1e-3, "{label}: indefinite");
+        } else {
+            assert!(
+                (h - &hp).amax() <= 1e-12 * hp.amax(),
+                "{label}: already PSD"
+            );
+        }
+        // The force it reports is minus the gradient's sum over the set.
+        let g: V<D> = node_gradient::<D>(&exact, &x, &step, 1.0).iter().sum();
+        let f = exact.force(&x, step.time);
+        assert!(
+            (f + g).amax() <= 1e-12 * g.amax(),
+            "{label}: force {f:?} vs gradient {g:?}"
+        );
+    }
+    let mass = [1.0, 3.0, 0.5];
+    let total = random::<D>(&mut r, 10.0);
+    let force = ConstantForce::new(set.clone(), &mass, total);
+    check_energy::<D>(&force, &x, &step, &vec![1e-5; n], &vec![0.0; n]);
+    assert!((force.total() - total).amax() <= 1e-14 * total.amax());
+    let g = node_gradient::<D>(&force, &x, &step, 1.0);
+    // Shared by mass: node 2 (3 kg) takes three times node 0's (1 kg) share.
+    assert!((g[2] - g[0] * 3.0).amax() <= 1e-12 * total.amax());
+}
+
+#[test]
+fn driver_terms_in_2d_and_3d() {
+    drivers::<2>();
+    drivers::<3>();
 }
 
 #[test]

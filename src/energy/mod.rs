@@ -8,6 +8,8 @@
 //! is one file here with one `impl Energy<D>`; the solver sums the list a scene gives it. The
 //! contact potentials (barrier, friction) implement the same trait in `contact::potentials`.
 
+pub mod anchor_spring;
+pub mod constant_force;
 pub mod gravity;
 pub mod inertia;
 pub mod inversion;

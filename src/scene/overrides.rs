@@ -132,6 +132,60 @@ fn parse_value(text: &str) -> toml::Value {
         .unwrap_or_else(|| toml::Value::String(text.to_string()))
 }
 
+/// Case-file `text` parsed strictly into `T` with `overrides` applied, in order, to the parsed
+/// document first (`path` for messages): with no overrides exactly
+/// [`crate::scene::case_file::parse_case_toml`]; with them, an error about an overridden key
+/// says that its value came from `--set`. Every case kind that takes `--set` reads through here.
+pub(crate) fn parse_with_overrides<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &Path,
+    overrides: &[Override],
+) -> Result<T, CaseError> {
+    if overrides.is_empty() {
+        return crate::scene::case_file::parse_case_toml(text, path);
+    }
+    let file = path.to_path_buf();
+    let mut doc: toml::Table = text.parse().map_err(|e| CaseError::Parse {
+        file: file.clone(),
+        key: "(document)".into(),
+        message: one_line_toml(&e, text),
+    })?;
+    for o in overrides {
+        o.apply(&mut doc)
+            .map_err(|message| CaseError::FromOverride {
+                setting: o.setting.clone(),
+                source: Box::new(CaseError::Parse {
+                    file: file.clone(),
+                    key: o.key(),
+                    message,
+                }),
+            })?;
+    }
+    serde_path_to_error::deserialize(toml::Value::Table(doc)).map_err(|e| {
+        let key = e.path().to_string();
+        let message = e.inner().message().replace('\n', " ").trim().to_string();
+        attribute(
+            CaseError::Parse {
+                file: file.clone(),
+                key: if key == "." { "(document)".into() } else { key },
+                message,
+            },
+            overrides,
+        )
+    })
+}
+
+/// `e` marked as coming from the last of `overrides` that concerns its key, if one does.
+pub(crate) fn attribute(e: CaseError, overrides: &[Override]) -> CaseError {
+    match overrides.iter().rev().find(|o| o.concerns(e.key())) {
+        Some(o) => CaseError::FromOverride {
+            setting: o.setting.clone(),
+            source: Box::new(e),
+        },
+        None => e,
+    }
+}
+
 impl Scene {
     /// Reads a case file, applies `overrides` in order (a later one wins) and validates the
     /// result as [`Scene::load`] does. The scene records the overrides.
@@ -150,41 +204,8 @@ impl Scene {
         if overrides.is_empty() {
             return Scene::from_toml(text, path);
         }
-        let file = path.to_path_buf();
-        let mut doc: toml::Table = text.parse().map_err(|e| CaseError::Parse {
-            file: file.clone(),
-            key: "(document)".into(),
-            message: one_line_toml(&e, text),
-        })?;
-        for o in overrides {
-            o.apply(&mut doc)
-                .map_err(|message| CaseError::FromOverride {
-                    setting: o.setting.clone(),
-                    source: Box::new(CaseError::Parse {
-                        file: file.clone(),
-                        key: o.key(),
-                        message,
-                    }),
-                })?;
-        }
-        let attribute = |e: CaseError| match overrides.iter().rev().find(|o| o.concerns(e.key())) {
-            Some(o) => CaseError::FromOverride {
-                setting: o.setting.clone(),
-                source: Box::new(e),
-            },
-            None => e,
-        };
-        let case: CaseFile =
-            serde_path_to_error::deserialize(toml::Value::Table(doc)).map_err(|e| {
-                let key = e.path().to_string();
-                let message = e.inner().message().replace('\n', " ").trim().to_string();
-                attribute(CaseError::Parse {
-                    file: file.clone(),
-                    key: if key == "." { "(document)".into() } else { key },
-                    message,
-                })
-            })?;
-        let mut scene = Scene::from_case(&case, Some(path)).map_err(attribute)?;
+        let case: CaseFile = parse_with_overrides(text, path, overrides)?;
+        let mut scene = Scene::from_case(&case, Some(path)).map_err(|e| attribute(e, overrides))?;
         scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
         Ok(scene)
     }
