@@ -1,10 +1,13 @@
 //! What every command shares with the terminal and the command line: printing to stdout (a
 //! closed stdout ends the program quietly), one-line messages, and the rules an option's value
-//! must obey ([`BadOption`], exit 2). Each command returns its own error; the CLI
+//! must obey ([`BadOption`], exit 2), and the progress bar of a long run ([`Progress`]). Each command returns its own error; the CLI
 //! ([`crate::app::cli`]) maps them to exit codes.
 
 use crate::scene::Scene;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// An option's value breaks a rule (bad input, exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -109,5 +112,47 @@ pub fn contains_working_dir(dir: &std::path::Path) -> bool {
     ) {
         (Ok(d), Ok(cwd)) => cwd.starts_with(d),
         _ => true,
+    }
+}
+
+/// A progress bar on standard error for a long run: shown only when standard output is a
+/// terminal and the run has taken more than a second.
+pub struct Progress {
+    bar: ProgressBar,
+    start: Instant,
+    shown: bool,
+    enabled: bool,
+}
+
+impl Progress {
+    /// A bar for `total` steps labelled `label`.
+    pub fn new(total: usize, label: &str) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::hidden());
+        if let Ok(style) =
+            ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps, eta {eta}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(label.to_string());
+        Progress {
+            bar,
+            start: Instant::now(),
+            shown: false,
+            enabled: std::io::stdout().is_terminal(),
+        }
+    }
+    /// `done` steps taken.
+    pub fn update(&mut self, done: usize) {
+        if self.enabled && !self.shown && self.start.elapsed() > Duration::from_secs(1) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        if done.is_multiple_of(16) || self.shown {
+            self.bar.set_position(done as u64);
+        }
+    }
+    /// Clears the bar.
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
     }
 }

@@ -32,7 +32,7 @@ use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::term::scatter_gradient;
 use stickslip::energy::{Energy, Projection, StepState, Vec2};
 use stickslip::solver::driver::LinearMotion;
-use stickslip::solver::{Lagging, Simulation, SolverSettings, SystemBuilder};
+use stickslip::solver::{InitialGuess, Lagging, Simulation, SolverSettings, SystemBuilder};
 
 type V<const D: usize> = SVector<f64, D>;
 
@@ -947,6 +947,7 @@ fn assembled_gradient_and_hessian_of_a_tetrahedron_in_3d() {
         filter_fraction: 0.9,
         lagging: Lagging::Implicit,
         lagging_tol: 1e-6,
+        initial_guess: InitialGuess::Previous,
         max_lagging: 5,
     };
     let mut b = SystemBuilder::<3>::new(settings);

@@ -21,7 +21,9 @@ use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::{Elements, Energy, Projection, StepState, Vec2};
 use stickslip::scene::bodies::square::square;
 use stickslip::solver::driver::LinearMotion;
-use stickslip::solver::{Lagging, Simulation, SolveError, SolverSettings, SystemBuilder};
+use stickslip::solver::{
+    InitialGuess, Lagging, Simulation, SolveError, SolverSettings, SystemBuilder,
+};
 
 type V<const D: usize> = SVector<f64, D>;
 
@@ -40,6 +42,7 @@ fn settings(tol: f64) -> SolverSettings {
         filter_fraction: 0.9,
         lagging: Lagging::SemiImplicit,
         lagging_tol: 1e-6,
+        initial_guess: InitialGuess::Previous,
         max_lagging: 20,
     }
 }

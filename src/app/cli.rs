@@ -1,17 +1,16 @@
 //! The command line: `stickslip` (the three slope cases), `run`, `check`.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::app::output::{self, OutputError, OutputRefused, StageError, StagedDir};
 use crate::app::plot::{self, PlotArgs, PlotError};
 use crate::app::rigid_command::{self, RigidCommandError};
+use crate::app::scene_command::{self, SceneCommandError};
 use crate::app::sweep_command::{self, SweepCommandError};
-use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
+use crate::console::{BadOption, EmitError, Progress, check_overrides, check_positive, emit};
 use crate::cross_check::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
 use crate::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
 use crate::gpu::{self, GpuError, GpuMode};
@@ -160,6 +159,9 @@ pub enum CliError {
     /// A rigid-ellipsoid run failed or could not write its output (exit 1).
     #[error(transparent)]
     Rigid(#[from] crate::rigid::run::RigidRunError),
+    /// A scene's run failed (exit 1).
+    #[error(transparent)]
+    Scene(#[from] crate::run::multibody::SceneRunError),
     /// A sweep's input was bad (exit 2) or it could not run or write (exit 1).
     #[error(transparent)]
     Sweep(#[from] crate::sweep::SweepError),
@@ -212,6 +214,19 @@ impl From<ViewError> for CliError {
             ViewError::Gpu(e) => CliError::Gpu(e),
             ViewError::Run(e) => CliError::Run(e),
             e => CliError::View(e),
+        }
+    }
+}
+
+impl From<SceneCommandError> for CliError {
+    fn from(e: SceneCommandError) -> CliError {
+        match e {
+            SceneCommandError::Case(e) => CliError::Case(e),
+            SceneCommandError::Option(e) => CliError::Option(e),
+            SceneCommandError::Stage(e) => CliError::from(e),
+            SceneCommandError::Emit(e) => CliError::from(e),
+            SceneCommandError::Run(e) => CliError::Scene(e),
+            SceneCommandError::Output(e) => CliError::Output(e),
         }
     }
 }
@@ -279,45 +294,6 @@ fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
             late_from_s: scene.cross_check_late_from,
         },
     )
-}
-
-/// A progress bar that appears only after the run has taken a second, and only when stdout is a
-/// terminal.
-struct Progress {
-    bar: ProgressBar,
-    start: Instant,
-    shown: bool,
-    enabled: bool,
-}
-
-impl Progress {
-    fn new(total: usize, label: &str) -> Progress {
-        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::hidden());
-        if let Ok(style) =
-            ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps, eta {eta}")
-        {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar.set_message(label.to_string());
-        Progress {
-            bar,
-            start: Instant::now(),
-            shown: false,
-            enabled: std::io::stdout().is_terminal(),
-        }
-    }
-    fn update(&mut self, done: usize) {
-        if self.enabled && !self.shown && self.start.elapsed() > Duration::from_secs(1) {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-            self.shown = true;
-        }
-        if done.is_multiple_of(16) || self.shown {
-            self.bar.set_position(done as u64);
-        }
-    }
-    fn finish(self) {
-        self.bar.finish_and_clear();
-    }
 }
 
 fn run_one(
@@ -470,6 +446,17 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 out: args.out.as_deref(),
             };
             return Ok(rigid_command::run_rigid(&request)?);
+        }
+        CaseKind::Scene => {
+            let request = scene_command::SceneRequest {
+                case: &args.case.case,
+                duration: args.case.duration,
+                tol_given: args.case.tol.is_some(),
+                obj: args.obj,
+                out: args.out.as_deref(),
+                set: &args.case.set,
+            };
+            return Ok(scene_command::run_scene(&request)?);
         }
         // The slope loader names the key and the commands that take it.
         CaseKind::Bounce => {}

@@ -1,10 +1,12 @@
 //! The command line: parsing and dispatch ([`cli`]), the output directories ([`output`]), the
 //! signal handling that keeps them clean ([`signals`]), and the commands that are not the viewer:
-//! `plot` ([`plot`]) and `run` on a rigid case ([`rigid_command`]).
+//! `plot` ([`plot`]), `run` on a rigid case ([`rigid_command`]) and on a scene of bodies
+//! ([`scene_command`]).
 
 pub mod cli;
 pub mod output;
 pub mod plot;
 pub mod rigid_command;
+pub mod scene_command;
 pub mod signals;
 pub mod sweep_command;

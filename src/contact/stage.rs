@@ -59,6 +59,11 @@ impl<const D: usize> ContactStage<D> {
             .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
     }
 
+    /// The friction table.
+    pub fn friction_table(&self) -> &FrictionTable {
+        &self.table
+    }
+
     /// The friction table, to change the coefficients between steps (they are read when friction
     /// is lagged, at the start of the next step).
     pub fn friction_table_mut(&mut self) -> &mut FrictionTable {

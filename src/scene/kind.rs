@@ -15,6 +15,9 @@ pub enum CaseKind {
     /// `kind = "rigid_ellipsoid"`: the rigid football on SE(3), SPEC.md §5
     /// (`crate::rigid::case::RigidScene`).
     RigidEllipsoid,
+    /// `kind = "scene"`: bodies, obstacles and drivers in 2D, SPEC.md §7
+    /// ([`crate::scene::multibody::MultibodyScene`]).
+    Scene,
     /// `kind = "bounce"`: seed 001's three balls bouncing through the impulse law, SPEC.md §3
     /// ([`crate::scene::bounce::BounceCase`]).
     Bounce,
@@ -31,9 +34,10 @@ pub const BOUNCE_KIND: &str = "bounce";
 
 impl CaseKind {
     /// Every kind, in the order the error message lists them.
-    pub const ALL: [CaseKind; 3] = [
+    pub const ALL: [CaseKind; 4] = [
         CaseKind::SlopeSquare,
         CaseKind::RigidEllipsoid,
+        CaseKind::Scene,
         CaseKind::Bounce,
     ];
 
@@ -42,6 +46,7 @@ impl CaseKind {
         match self {
             CaseKind::SlopeSquare => SLOPE_KIND,
             CaseKind::RigidEllipsoid => RIGID_KIND,
+            CaseKind::Scene => crate::scene::multibody::SCENE_KIND,
             CaseKind::Bounce => BOUNCE_KIND,
         }
     }

@@ -5,6 +5,7 @@
 //! * [`kind`]: the registry of case kinds;
 //! * [`slope`]: the square on the slope (SPEC.md §1–§4): schema, validation into a [`Scene`],
 //!   and the [`crate::solver::System`] it builds;
+//! * [`multibody`]: scenes of bodies, obstacles and drivers (SPEC.md §7);
 //! * [`bodies`]: body types (the book's square, a mass-spring [`Mesh`]);
 //! * [`bounce`]: seed 001's bounce scene (viewer only); [`builtin`]: the cases built into the
 //!   binary; [`overrides`]: `--set KEY=VALUE`.
@@ -14,6 +15,7 @@ pub mod bounce;
 pub mod builtin;
 pub mod case_file;
 pub mod kind;
+pub mod multibody;
 pub mod overrides;
 pub mod slope;
 

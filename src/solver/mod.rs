@@ -21,4 +21,4 @@ pub mod skyline;
 pub mod system;
 
 pub use newton::{IterationTrace, Simulation, SolveError, StepStats};
-pub use system::{Lagging, SolverSettings, System, SystemBuilder, SystemError};
+pub use system::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder, SystemError};

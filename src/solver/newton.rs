@@ -18,7 +18,7 @@ use super::assembly::{DofMap, FactorChoice, HessianSystem, LinearSolveError};
 use super::driver::Driver;
 use super::line_search::{self, LineSearchResult};
 use super::potential::IncrementalPotential;
-use super::system::{Lagging, SolverSettings, System};
+use super::system::{InitialGuess, Lagging, SolverSettings, System};
 
 /// A step that could not be completed. Every variant carries the step and enough to diagnose it.
 #[derive(Debug, thiserror::Error)]
@@ -324,6 +324,13 @@ impl<const D: usize> Simulation<D> {
         &self.drivers
     }
 
+    /// ∇E at the x the last step ended at (its final assembly, where Newton found ‖p‖∞/h under
+    /// tol), per node, kg·m. Zero on no degree of freedom in general: on a driven one it is h²
+    /// times the force its driver exerts there (M(x − x̃)/h² + ∇Ψ, the constraint force).
+    pub fn last_gradient(&self) -> &[Vector<D>] {
+        &self.ws.grad
+    }
+
     /// xⁿ of the last step (positions at its start), m.
     pub fn previous_positions(&self) -> &[Vector<D>] {
         &self.ws.x_n
@@ -420,6 +427,9 @@ impl<const D: usize> Simulation<D> {
         let t0 = self.time();
         self.begin_step();
         self.shift_level = 0;
+        if self.settings.initial_guess == InitialGuess::Inertial {
+            self.start_from_prediction();
+        }
         let mut stats = StepStats {
             step,
             max_energy_increase: f64::NEG_INFINITY,
@@ -528,6 +538,33 @@ impl<const D: usize> Simulation<D> {
         }
         if let Some(c) = self.potential.contact_mut() {
             c.begin_step(&self.ws.x_n, &self.x);
+        }
+    }
+
+    /// Moves x from xⁿ towards x̃ on the free degrees of freedom, as far as the step filter lets
+    /// it along that straight path (`InitialGuess::Inertial`).
+    fn start_from_prediction(&mut self) {
+        let dofs = self.system.dofs();
+        for (k, p) in self.ws.p.iter_mut().flat_map(|p| p.iter_mut()).enumerate() {
+            *p = if dofs.row(k) == DofMap::PRESCRIBED {
+                0.0
+            } else {
+                self.ws.x_tilde[k / D][k % D] - self.x[k / D][k % D]
+            };
+        }
+        for ((t, x), p) in self.ws.trial.iter_mut().zip(&self.x).zip(&self.ws.p) {
+            *t = x + p;
+        }
+        if let Some(c) = self.potential.contact_mut() {
+            c.find_candidates(&self.x, &self.ws.trial);
+        }
+        let state = Self::state(&self.ws, &self.settings, self.step);
+        let alpha = self
+            .potential
+            .max_step(&self.x, &self.ws.p, &state, self.settings.filter_fraction)
+            .min(1.0);
+        for (x, p) in self.x.iter_mut().zip(&self.ws.p) {
+            *x += p * alpha;
         }
     }
 

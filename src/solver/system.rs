@@ -23,6 +23,21 @@ pub enum Lagging {
     Implicit,
 }
 
+/// Where Newton starts a step (case key `newton.initial_guess`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum InitialGuess {
+    /// xⁿ, the positions the step starts from (the book's).
+    #[default]
+    Previous,
+    /// x̃ = xⁿ + h vⁿ, the inertial prediction, cut back by the step filter along xⁿ → x̃ so
+    /// that no contact or element is crossed. Where static friction exceeds kinetic, the step's
+    /// energy can have two minima while the driving force lies between μ_k N and μ_s N (the
+    /// block sliding and the block sticking); from xⁿ, a body sticking to a moving belt starts
+    /// Newton on the sliding side and can end there, from x̃ it starts where it stuck.
+    Inertial,
+}
+
 /// What the Newton loop reads besides the energies (SPEC.md §2, §6): each setting here and
 /// read only here.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,6 +59,8 @@ pub struct SolverSettings {
     pub lagging_tol: f64,
     /// Re-lagging passes allowed per step after the first solve (implicit lagging).
     pub max_lagging: usize,
+    /// Where Newton starts a step.
+    pub initial_guess: InitialGuess,
 }
 
 /// A system a builder finished: what [`crate::solver::Simulation::new`] takes.

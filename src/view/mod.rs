@@ -183,6 +183,8 @@ pub fn view_command(args: &ViewArgs) -> Result<(), ViewError> {
             CaseKind::SlopeSquare => view_slopes(args),
             CaseKind::RigidEllipsoid => view_rigid(args),
             CaseKind::Bounce => view_bounce(args, BounceCase::load(one)?),
+            // The slope loader names the key and the command that takes it.
+            CaseKind::Scene => view_slopes(args),
         },
         // None (the built-in three) or several: slope cases, each file's kind checked on load.
         (SceneKind::Slope, _) => view_slopes(args),

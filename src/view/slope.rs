@@ -209,20 +209,6 @@ impl SlopeCase {
     }
 }
 
-/// The boundary of a triangle mesh: the edges that belong to exactly one triangle.
-pub fn boundary_edges(triangles: &[[usize; 3]]) -> Vec<[usize; 2]> {
-    let mut count = std::collections::BTreeMap::<[usize; 2], u32>::new();
-    for t in triangles {
-        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-            *count.entry([a.min(b), a.max(b)]).or_default() += 1;
-        }
-    }
-    count
-        .into_iter()
-        .filter_map(|(e, n)| (n == 1).then_some(e))
-        .collect()
-}
-
 /// The per-step rule of the cross-check lamps. SPEC §4's floors are about a whole run, and the
 /// agreement of a correct run starts low (the landing, where the disagreements cluster) and rises:
 /// on the reference cases the cumulative agreement after 400 records is 93.8–98.0 % and ends at

@@ -118,7 +118,7 @@ fn slope_scene(cases: &[SlopeCase], sel: usize, forces: bool, rect: Rect, pen: &
     world_grid(&cam, pen);
     ground(&cam, &sc.normal, &sc.point);
     // The other loaded cases' outlines, faint, in their chart colours.
-    let outline = super::slope::boundary_edges(&case.runner.mesh.triangles);
+    let outline = case.runner.mesh.boundary_edges();
     for (k, other) in cases.iter().enumerate() {
         if k == sel || other.runner.mesh.triangles != case.runner.mesh.triangles {
             continue;

@@ -102,6 +102,43 @@ impl Mesh {
         nodes
     }
 
+    /// The boundary of the mesh: the edges that belong to exactly one triangle (as node pairs,
+    /// smaller node first, in order).
+    pub fn boundary_edges(&self) -> Vec<[usize; 2]> {
+        let mut count = std::collections::BTreeMap::<[usize; 2], u32>::new();
+        for t in &self.triangles {
+            for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+                *count.entry([a.min(b), a.max(b)]).or_default() += 1;
+            }
+        }
+        count
+            .into_iter()
+            .filter_map(|(e, n)| (n == 1).then_some(e))
+            .collect()
+    }
+
+    /// Whether `p` (m) is inside the mesh's outline at rest (its boundary edges, by the crossing
+    /// rule) or within `margin` (m) of it.
+    pub fn contains_or_near(&self, boundary: &[[usize; 2]], p: &Vector2<f64>, margin: f64) -> bool {
+        let mut inside = false;
+        for &[a, b] in boundary {
+            let (pa, pb) = (self.x0[a], self.x0[b]);
+            // Distance to the segment.
+            let ab = pb - pa;
+            let s = ((p - pa).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0);
+            if (pa + ab * s - p).norm() < margin {
+                return true;
+            }
+            if (pa.y > p.y) != (pb.y > p.y) {
+                let x = pa.x + (p.y - pa.y) / (pb.y - pa.y) * (pb.x - pa.x);
+                if x > p.x {
+                    inside = !inside;
+                }
+            }
+        }
+        inside
+    }
+
     /// How many of [`Mesh::triangles`] are inverted at positions `x` (the mesh's own nodes):
     /// their signed area is zero or of the opposite sign to their area at rest. A mass-spring
     /// grid has no energy against this (a mirrored cell keeps every edge and diagonal length),

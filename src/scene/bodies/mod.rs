@@ -4,9 +4,11 @@
 //!
 //! * [`mesh`]: a mass-spring triangle mesh ([`Mesh`]) and how it joins a system
 //!   ([`Mesh::add_to`]);
-//! * [`square`]: the book's square generator (SPEC.md §1).
+//! * [`square`]: the book's square generator (SPEC.md §1);
+//! * [`rectangle`]: a box of nx × ny cells (SPEC.md §7).
 
 pub mod mesh;
+pub mod rectangle;
 pub mod square;
 
 pub use mesh::Mesh;

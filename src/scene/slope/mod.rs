@@ -204,6 +204,7 @@ impl Scene {
             CaseKind::SlopeSquare => None,
             CaseKind::RigidEllipsoid => Some("`stickslip run` or `stickslip view` (alone)"),
             CaseKind::Bounce => Some("`stickslip view` (alone)"),
+            CaseKind::Scene => Some("`stickslip run`"),
         };
         if let Some(commands) = runs_with {
             let kind = peek_kind(text).unwrap_or_default();

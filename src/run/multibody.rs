@@ -1,0 +1,702 @@
+//! A scene's run (`kind = "scene"`, SPEC.md §7–8): steps its system, keeps one trajectory row
+//! per step with every body's centroid, velocity and rotation and every driver's force, and
+//! gives each body's verdict, and for a spring on a belt the stick–slip cycle, for a spring
+//! pulling a block its breakaway, each beside the closed form of SPEC.md §8.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::energy::Vec2;
+use crate::run::runner::{SolverTotals, downhill_tangent};
+use crate::run::verdict::{self, Verdict};
+use crate::scene::multibody::system::{DriverForce, SceneLayout};
+use crate::scene::multibody::{DriverKind, MultibodyScene};
+use crate::solver::assembly::LinearSolveError;
+use crate::solver::{Simulation, SolveError};
+
+/// The relative speed of a body over its support above which it slides, in multiples of ε_v:
+/// 2 ε_v, where the static-to-kinetic transition of smoothed friction ends
+/// (`contact::potentials::friction`). A body sticking under smoothed friction creeps below ε_v.
+pub const SLIP_SPEED_OVER_EPS_V: f64 = 2.0;
+
+/// Errors of a scene's run.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneRunError {
+    /// The solver failed a step.
+    #[error("{case}: {source}")]
+    Solve {
+        /// Case name.
+        case: String,
+        /// The step's error.
+        source: SolveError,
+    },
+    /// The solver could not be set up.
+    #[error("{case}: {source}")]
+    Setup {
+        /// Case name.
+        case: String,
+        /// Cause.
+        source: LinearSolveError,
+    },
+}
+
+/// One body's state in a trajectory row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct BodyState {
+    /// Mass-weighted centroid, m.
+    pub x: f64,
+    /// m.
+    pub y: f64,
+    /// Mass-weighted velocity, m/s.
+    pub vx: f64,
+    /// m/s.
+    pub vy: f64,
+    /// Rotation since t = 0 of the body's left edge (node 0 → the top of its first column),
+    /// unwrapped, rad, counter-clockwise positive.
+    pub rotation: f64,
+    /// The smallest distance of its nodes to an obstacle, m (+∞ without obstacles).
+    pub min_distance: f64,
+    /// The mean tangential speed of its friction contacts relative to the surface they touch,
+    /// m/s (0 without contact): under [`SLIP_SPEED_OVER_EPS_V`] ε_v it sticks.
+    pub slip: f64,
+}
+
+/// One row of a scene's `trajectory.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneRow {
+    /// Time, s.
+    pub t: f64,
+    /// Every body, in the scene's order.
+    pub bodies: Vec<BodyState>,
+    /// Every driver's force on its body, N, in the scene's order.
+    pub drivers: Vec<Vec2>,
+    /// Newton iterations of the step that ended here.
+    pub newton_iterations: usize,
+    /// Final ‖p‖∞/h of that step, m/s.
+    pub final_residual: f64,
+}
+
+/// The stick–slip cycle of a spring on a belt, measured or by SPEC.md §8.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StickSlipCycle {
+    /// The spring force when slip starts, N.
+    pub f_max_n: f64,
+    /// The spring force when the block sticks again, N.
+    pub f_min_n: f64,
+    /// Time stuck to the belt in a cycle, s.
+    pub t_stick_s: f64,
+    /// Time slipping in a cycle, s.
+    pub t_slip_s: f64,
+    /// t_stick + t_slip, s.
+    pub period_s: f64,
+}
+
+/// The measured cycle with how many full cycles it averages.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MeasuredCycle {
+    /// The means over the full cycles after the first slip.
+    #[serde(flatten)]
+    pub cycle: StickSlipCycle,
+    /// Full cycles averaged.
+    pub cycles: usize,
+}
+
+/// A block's breakaway: the first time it slides over its support, and the driver's force then.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Breakaway {
+    /// s (none analytic: the closed form gives the force).
+    pub time_s: Option<f64>,
+    /// N.
+    pub force_n: f64,
+}
+
+/// A body in `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct BodySummary {
+    /// Name.
+    pub name: String,
+    /// Nodes.
+    pub nodes: usize,
+    /// Total mass, kg.
+    pub mass_kg: f64,
+    /// The obstacle it rests on at the end (nearest), if any.
+    pub support: Option<String>,
+    /// Its verdict relative to its support's surface (SPEC.md §2's window).
+    pub verdict: Verdict,
+}
+
+/// A driver in `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct DriverSummary {
+    /// Name.
+    pub name: String,
+    /// `spring`, `move` or `force`.
+    pub kind: &'static str,
+    /// The body it acts on.
+    pub body: String,
+    /// Its node set and how many nodes that is.
+    pub nodes: String,
+    /// Its force on the body at the end, N.
+    pub final_force_n: [f64; 2],
+}
+
+/// `summary.json` of a scene.
+#[derive(Clone, Debug, Serialize)]
+pub struct SceneSummary {
+    /// Case name.
+    pub case: String,
+    /// Case file.
+    pub source: Option<String>,
+    /// `--set` overrides, as given.
+    pub overrides: Vec<String>,
+    /// Time step, s.
+    pub h: f64,
+    /// Simulated duration, s.
+    pub duration: f64,
+    /// The bodies.
+    pub bodies: Vec<BodySummary>,
+    /// The drivers.
+    pub drivers: Vec<DriverSummary>,
+    /// The verdict's rule in words.
+    pub verdict_rule: String,
+    /// For a spring holding a block on a belt: the measured cycle.
+    pub stick_slip_cycle: Option<MeasuredCycle>,
+    /// …and SPEC.md §8's.
+    pub stick_slip_cycle_analytic: Option<StickSlipCycle>,
+    /// For a spring whose anchor moves, pulling a block off a fixed support: the breakaway.
+    pub breakaway: Option<Breakaway>,
+    /// …and SPEC.md §8's (μ_s N).
+    pub breakaway_analytic: Option<Breakaway>,
+    /// Solver statistics.
+    pub solver: SolverTotals,
+    /// Wall time of the run, s.
+    pub wall_seconds: f64,
+}
+
+/// A scene being run.
+pub struct SceneRunner {
+    /// The validated scene.
+    pub scene: MultibodyScene,
+    /// Where its pieces are in the system.
+    pub layout: SceneLayout,
+    /// The simulation.
+    pub sim: Simulation<2>,
+    /// One row per step, and t = 0.
+    pub rows: Vec<SceneRow>,
+    /// Totals so far.
+    pub totals: SolverTotals,
+    steps: usize,
+    angle0: Vec<f64>,
+    started: Instant,
+    contacts: Vec<crate::contact::ContactPoint<2>>,
+}
+
+impl SceneRunner {
+    /// A runner at t = 0 for `duration` s (the case's when `None`).
+    pub fn new(scene: MultibodyScene, duration: Option<f64>) -> Result<SceneRunner, SceneRunError> {
+        let steps = scene.steps_for(duration.unwrap_or(scene.duration));
+        let (system, layout) = scene.system();
+        let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
+            case: scene.name.clone(),
+            source,
+        })?;
+        let angle0 = scene
+            .bodies
+            .iter()
+            .zip(&layout.bodies)
+            .map(|(b, r)| {
+                let [a, c] = b.reference;
+                verdict::unwrapped_angle(&sim.x[r.start + a], &sim.x[r.start + c], 0.0)
+            })
+            .collect();
+        let mut runner = SceneRunner {
+            totals: SolverTotals {
+                min_distance: f64::INFINITY,
+                max_energy_increase: f64::NEG_INFINITY,
+                symbolic_factorisations: sim.symbolic_factorisations(),
+                ..Default::default()
+            },
+            scene,
+            layout,
+            sim,
+            rows: Vec::with_capacity(steps + 1),
+            steps,
+            angle0,
+            started: Instant::now(),
+            contacts: Vec::new(),
+        };
+        let row = runner.row(0, 0.0);
+        runner.totals.min_distance = row
+            .bodies
+            .iter()
+            .map(|b| b.min_distance)
+            .fold(f64::INFINITY, f64::min);
+        runner.rows.push(row);
+        Ok(runner)
+    }
+
+    /// Steps in all.
+    pub fn total_steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Whether every step has been taken.
+    pub fn done(&self) -> bool {
+        self.sim.step >= self.steps
+    }
+
+    /// The row of the current state.
+    fn row(&mut self, newton_iterations: usize, final_residual: f64) -> SceneRow {
+        let mut contacts = std::mem::take(&mut self.contacts);
+        self.sim.contacts(&mut contacts);
+        let row = self.row_with(&contacts, newton_iterations, final_residual);
+        self.contacts = contacts;
+        row
+    }
+
+    fn row_with(
+        &self,
+        contacts: &[crate::contact::ContactPoint<2>],
+        newton_iterations: usize,
+        final_residual: f64,
+    ) -> SceneRow {
+        let sim = &self.sim;
+        let mass = sim.mass();
+        let bodies = self
+            .scene
+            .bodies
+            .iter()
+            .zip(&self.layout.bodies)
+            .enumerate()
+            .map(|(k, (b, r))| {
+                let m: f64 = mass[r.clone()].iter().sum();
+                let c = r.clone().map(|i| sim.x[i] * mass[i]).sum::<Vec2>() / m;
+                let v = r.clone().map(|i| sim.v[i] * mass[i]).sum::<Vec2>() / m;
+                let [a, e] = b.reference;
+                let previous =
+                    self.rows.last().map_or(0.0, |row| row.bodies[k].rotation) + self.angle0[k];
+                let angle =
+                    verdict::unwrapped_angle(&sim.x[r.start + a], &sim.x[r.start + e], previous);
+                let min_distance = self
+                    .scene
+                    .obstacles
+                    .iter()
+                    .flat_map(|o| r.clone().map(move |i| o.half_space.distance(&sim.x[i])))
+                    .fold(f64::INFINITY, f64::min);
+                let mine: Vec<f64> = contacts
+                    .iter()
+                    .filter(|p| r.contains(&p.nodes[0]))
+                    .map(|p| p.slip.norm())
+                    .collect();
+                let slip = if mine.is_empty() {
+                    0.0
+                } else {
+                    mine.iter().sum::<f64>() / mine.len() as f64
+                };
+                BodyState {
+                    x: c.x,
+                    y: c.y,
+                    vx: v.x,
+                    vy: v.y,
+                    rotation: angle - self.angle0[k],
+                    min_distance,
+                    slip,
+                }
+            })
+            .collect();
+        let h2 = sim.settings().h * sim.settings().h;
+        let drivers = self
+            .layout
+            .drivers
+            .iter()
+            .map(|d| match d {
+                DriverForce::Spring(s) => s.force(&sim.x, sim.time()),
+                DriverForce::Move(nodes) => {
+                    nodes.iter().map(|&i| sim.last_gradient()[i]).sum::<Vec2>() / h2
+                }
+                DriverForce::Force(f) => *f,
+            })
+            .collect();
+        SceneRow {
+            t: sim.time(),
+            bodies,
+            drivers,
+            newton_iterations,
+            final_residual,
+        }
+    }
+
+    /// Takes one step and appends its row.
+    pub fn step(&mut self) -> Result<(), SceneRunError> {
+        let stats = self.sim.step().map_err(|source| SceneRunError::Solve {
+            case: self.scene.name.clone(),
+            source,
+        })?;
+        let row = self.row(stats.iterations, stats.residual);
+        let t = &mut self.totals;
+        t.steps += 1;
+        t.newton_iterations += stats.iterations;
+        t.max_iterations_in_step = t.max_iterations_in_step.max(stats.iterations);
+        t.line_search_halvings += stats.halvings;
+        t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
+        t.min_distance = t.min_distance.min(stats.min_distance);
+        t.mass_shifts += stats.mass_shifts;
+        t.max_shift = t.max_shift.max(stats.max_shift);
+        t.projection_fallbacks += stats.projection_fallbacks;
+        t.lagging_passes += stats.lagging_passes;
+        t.max_lagging_passes_in_step = t.max_lagging_passes_in_step.max(stats.lagging_passes);
+        t.lagging_unconverged_steps += usize::from(stats.lagging_unconverged);
+        t.max_final_lagging_change = t.max_final_lagging_change.max(stats.lagging_change);
+        t.symbolic_factorisations = self.sim.symbolic_factorisations();
+        t.numeric_factorisations = self.sim.numeric_factorisations();
+        t.active_set_changes = self.sim.active_set_changes();
+        for (b, r) in self.scene.bodies.iter().zip(&self.layout.bodies) {
+            let x = &self.sim.x[r.clone()];
+            let inverted = b.mesh.inverted_triangles(x);
+            t.max_inverted_triangles = t.max_inverted_triangles.max(inverted);
+            if inverted > 0 && t.first_inversion_time.is_none() {
+                t.first_inversion_time = Some(self.sim.time());
+            }
+        }
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// Body `k`'s support at the end: the nearest obstacle, if any (index).
+    fn support(&self, k: usize) -> Option<usize> {
+        let r = &self.layout.bodies[k];
+        let x = &self.sim.x;
+        self.scene
+            .obstacles
+            .iter()
+            .enumerate()
+            .map(|(o, ob)| {
+                let d = r
+                    .clone()
+                    .map(|i| ob.half_space.distance(&x[i]))
+                    .fold(f64::INFINITY, f64::min);
+                (o, d)
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(o, _)| o)
+    }
+
+    /// The unit tangent along body `k`'s support (downhill, or the normal turned clockwise on a
+    /// level one) and the support's surface velocity along it, m/s.
+    fn tangent(&self, support: usize) -> (Vec2, f64) {
+        let hs = &self.scene.obstacles[support].half_space;
+        let t = downhill_tangent(&hs.normal, &self.scene.gravity);
+        (t, hs.velocity.dot(&t))
+    }
+
+    /// Body `k`'s verdict relative to its support (SPEC.md §2's window; the displacement along
+    /// the support, oriented along the last window's motion).
+    fn body_verdict(&self, k: usize) -> Verdict {
+        let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
+        let rotation: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].rotation).collect();
+        let dhat = self.scene.barrier.dhat;
+        let in_contact: Vec<bool> = self
+            .rows
+            .iter()
+            .map(|r| r.bodies[k].min_distance < dhat)
+            .collect();
+        let mut relative: Vec<f64> = match self.support(k) {
+            Some(s) => {
+                let (t, vs) = self.tangent(s);
+                let c0 = Vec2::new(self.rows[0].bodies[k].x, self.rows[0].bodies[k].y);
+                self.rows
+                    .iter()
+                    .map(|r| (Vec2::new(r.bodies[k].x, r.bodies[k].y) - c0).dot(&t) - vs * r.t)
+                    .collect()
+            }
+            None => vec![0.0; self.rows.len()],
+        };
+        let w = verdict::window_steps(self.scene.h);
+        if let (Some(&last), Some(&before)) = (
+            relative.last(),
+            relative
+                .len()
+                .checked_sub(w + 1)
+                .and_then(|i| relative.get(i)),
+        ) && last < before
+        {
+            relative.iter_mut().for_each(|s| *s = -*s);
+        }
+        verdict::verdict(
+            &verdict::Track {
+                times: &times,
+                downhill: &relative,
+                rotation: &rotation,
+                in_contact: &in_contact,
+            },
+            self.scene.h,
+        )
+    }
+
+    /// The times slip starts and ends for body `k` (its contacts' mean slip speed crossing
+    /// [`SLIP_SPEED_OVER_EPS_V`] ε_v up and down), as (onsets, re-sticks) row indices.
+    fn slip_events(&self, k: usize) -> (Vec<usize>, Vec<usize>) {
+        let threshold = SLIP_SPEED_OVER_EPS_V * self.scene.eps_v;
+        let speed: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].slip).collect();
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        let mut slipping = speed.first().is_some_and(|s| s.abs() > threshold);
+        for (i, s) in speed.iter().enumerate().skip(1) {
+            let now = s.abs() > threshold;
+            if now && !slipping {
+                on.push(i);
+            } else if !now && slipping {
+                off.push(i);
+            }
+            slipping = now;
+        }
+        (on, off)
+    }
+
+    /// The spring driver whose body rests on a moving surface with a fixed anchor (the belt
+    /// oscillator), as (driver, body, support, stiffness).
+    fn belt_spring(&self) -> Option<(usize, usize, usize, f64)> {
+        self.scene
+            .drivers
+            .iter()
+            .enumerate()
+            .find_map(|(i, d)| match d.kind {
+                DriverKind::Spring {
+                    stiffness,
+                    anchor_velocity,
+                    ..
+                } if anchor_velocity == Vec2::zeros() => {
+                    let s = self.support(d.body)?;
+                    (self.scene.obstacles[s].half_space.velocity != Vec2::zeros())
+                        .then_some((i, d.body, s, stiffness))
+                }
+                _ => None,
+            })
+    }
+
+    /// The spring pulling a body off a fixed support with a moving anchor, as (driver, body,
+    /// support).
+    fn pulling_spring(&self) -> Option<(usize, usize, usize)> {
+        self.scene
+            .drivers
+            .iter()
+            .enumerate()
+            .find_map(|(i, d)| match d.kind {
+                DriverKind::Spring {
+                    anchor_velocity, ..
+                } if anchor_velocity != Vec2::zeros() => {
+                    let s = self.support(d.body)?;
+                    (self.scene.obstacles[s].half_space.velocity == Vec2::zeros())
+                        .then_some((i, d.body, s))
+                }
+                _ => None,
+            })
+    }
+
+    /// Body `k`'s mass, kg, and the normal load on `support`, N (m g·(−n)).
+    fn load(&self, k: usize, support: usize) -> (f64, f64) {
+        let m: f64 = self.sim.mass()[self.layout.bodies[k].clone()].iter().sum();
+        let n = self.scene.obstacles[support].half_space.normal;
+        (m, m * self.scene.gravity.dot(&-n))
+    }
+
+    /// The coefficients between body `k` and obstacle `support`.
+    fn coefficients(&self, k: usize, support: usize) -> crate::contact::Coefficients {
+        self.sim
+            .contact()
+            .expect("a scene has a contact stage")
+            .friction_table()
+            .get(k, self.scene.bodies.len() + support)
+    }
+
+    /// The measured and the analytic stick–slip cycle of the belt oscillator, if the scene has
+    /// one (SPEC.md §8).
+    pub fn stick_slip(&self) -> Option<(Option<MeasuredCycle>, StickSlipCycle)> {
+        let (d, k, s, stiffness) = self.belt_spring()?;
+        let (m, n) = self.load(k, s);
+        let mu = self.coefficients(k, s);
+        let (_, belt) = self.tangent(s);
+        let v = belt.abs();
+        let a0 = (mu.mu_static - mu.mu_kinetic) * n / stiffness;
+        let omega = (stiffness / m).sqrt();
+        let alpha = (v / (omega * a0)).atan();
+        let drop = 2.0 * (mu.mu_static - mu.mu_kinetic) * n;
+        let t_stick = drop / (stiffness * v);
+        let t_slip = (std::f64::consts::PI + 2.0 * alpha) / omega;
+        let analytic = StickSlipCycle {
+            f_max_n: mu.mu_static * n,
+            f_min_n: (2.0 * mu.mu_kinetic - mu.mu_static) * n,
+            t_stick_s: t_stick,
+            t_slip_s: t_slip,
+            period_s: t_stick + t_slip,
+        };
+        let (on, off) = self.slip_events(k);
+        let (t, _) = self.tangent(s);
+        let force = |i: usize| self.rows[i].drivers[d].dot(&t).abs();
+        // Full cycles after the first slip: onset k, re-stick after it, the next onset.
+        let mut cycles = Vec::new();
+        for w in on.windows(2).skip(1) {
+            if let Some(&r) = off.iter().find(|&&r| r > w[0] && r < w[1]) {
+                cycles.push((w[0], r, w[1]));
+            }
+        }
+        let measured = (!cycles.is_empty()).then(|| {
+            let time = |i: usize| self.rows[i].t;
+            let mean = |f: &dyn Fn(&(usize, usize, usize)) -> f64| {
+                cycles.iter().map(f).sum::<f64>() / cycles.len() as f64
+            };
+            MeasuredCycle {
+                cycle: StickSlipCycle {
+                    f_max_n: mean(&|c| force(c.0)),
+                    f_min_n: mean(&|c| force(c.1)),
+                    t_stick_s: mean(&|c| time(c.2) - time(c.1)),
+                    t_slip_s: mean(&|c| time(c.1) - time(c.0)),
+                    period_s: mean(&|c| time(c.2) - time(c.0)),
+                },
+                cycles: cycles.len(),
+            }
+        });
+        Some((measured, analytic))
+    }
+
+    /// The measured and the analytic breakaway of a block pulled by a spring (SPEC.md §8).
+    pub fn breakaway(&self) -> Option<(Option<Breakaway>, Breakaway)> {
+        let (d, k, s) = self.pulling_spring()?;
+        let (_, n) = self.load(k, s);
+        let mu = self.coefficients(k, s);
+        let (t, _) = self.tangent(s);
+        let (on, _) = self.slip_events(k);
+        let measured = on.first().map(|&i| Breakaway {
+            time_s: Some(self.rows[i].t),
+            force_n: self.rows[i].drivers[d].dot(&t).abs(),
+        });
+        // While the block sticks, the spring's force along the support grows at k·(v_anchor·t)
+        // from its value at t = 0.
+        let rate = match self.scene.drivers[d].kind {
+            DriverKind::Spring {
+                stiffness,
+                anchor_velocity,
+                ..
+            } => stiffness * anchor_velocity.dot(&t).abs(),
+            _ => 0.0,
+        };
+        let f_max = mu.mu_static * n;
+        let f0 = self.rows[0].drivers[d].dot(&t).abs();
+        Some((
+            measured,
+            Breakaway {
+                time_s: (rate > 0.0 && f0 < f_max).then(|| (f_max - f0) / rate),
+                force_n: f_max,
+            },
+        ))
+    }
+
+    /// The run's summary.
+    pub fn summary(&self) -> SceneSummary {
+        let sc = &self.scene;
+        let last = self.rows.last().expect("a runner has the row of t = 0");
+        let bodies = sc
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(k, b)| BodySummary {
+                name: b.name.clone(),
+                nodes: b.mesh.len(),
+                mass_kg: self.sim.mass()[self.layout.bodies[k].clone()].iter().sum(),
+                support: self.support(k).map(|s| sc.obstacles[s].name.clone()),
+                verdict: self.body_verdict(k),
+            })
+            .collect();
+        let drivers = sc
+            .drivers
+            .iter()
+            .zip(&last.drivers)
+            .map(|(d, f)| DriverSummary {
+                name: d.name.clone(),
+                kind: match d.kind {
+                    DriverKind::Spring { .. } => "spring",
+                    DriverKind::Move { .. } => "move",
+                    DriverKind::Force { .. } => "force",
+                },
+                body: sc.bodies[d.body].name.clone(),
+                nodes: format!("{} ({} nodes)", d.node_set, d.nodes.len()),
+                final_force_n: [f.x, f.y],
+            })
+            .collect();
+        let (cycle, cycle_analytic) = match self.stick_slip() {
+            Some((m, a)) => (m, Some(a)),
+            None => (None, None),
+        };
+        let (breakaway, breakaway_analytic) = match self.breakaway() {
+            Some((m, a)) => (m, Some(a)),
+            None => (None, None),
+        };
+        SceneSummary {
+            case: sc.name.clone(),
+            source: sc.source.as_ref().map(|p| p.display().to_string()),
+            overrides: sc.overrides.clone(),
+            h: sc.h,
+            duration: self.sim.time(),
+            bodies,
+            drivers,
+            verdict_rule: format!(
+                "per body, relative to the obstacle it is nearest to (its surface velocity taken off), over the trailing {} s window: airborne if none of its nodes is within d_hat of an obstacle at any sample; tumbling if its left edge turned more than {:.0} degrees; stopped if its displacement along the surface is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
+                verdict::WINDOW_S,
+                verdict::TUMBLING_ANGLE_RAD.to_degrees(),
+                verdict::STOPPED_DISPLACEMENT_M,
+                verdict::SLIDING_SPEED_M_PER_S
+            ),
+            stick_slip_cycle: cycle,
+            stick_slip_cycle_analytic: cycle_analytic,
+            breakaway,
+            breakaway_analytic,
+            solver: self.totals,
+            wall_seconds: self.started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// The columns of a scene's `trajectory.csv`, with units: `t_s`, per body `NAME.x_m`,
+/// `NAME.y_m` (mass-weighted centroid), `NAME.vx_m_per_s`, `NAME.vy_m_per_s`,
+/// `NAME.rotation_rad`, `NAME.min_distance_m` (to the nearest obstacle), `NAME.slip_m_per_s`
+/// (its contacts' mean tangential speed relative to the surface they touch), per driver
+/// `NAME.fx_N`, `NAME.fy_N` (its force on its body), then `newton_iterations` and
+/// `final_residual_m_per_s`.
+pub fn trajectory_header(scene: &MultibodyScene) -> Vec<String> {
+    let mut h = vec!["t_s".to_string()];
+    for b in &scene.bodies {
+        for c in [
+            "x_m",
+            "y_m",
+            "vx_m_per_s",
+            "vy_m_per_s",
+            "rotation_rad",
+            "min_distance_m",
+            "slip_m_per_s",
+        ] {
+            h.push(format!("{}.{c}", b.name));
+        }
+    }
+    for d in &scene.drivers {
+        for c in ["fx_N", "fy_N"] {
+            h.push(format!("{}.{c}", d.name));
+        }
+    }
+    h.push("newton_iterations".into());
+    h.push("final_residual_m_per_s".into());
+    h
+}
+
+/// The values of `row` in [`trajectory_header`]'s order.
+pub fn trajectory_values(row: &SceneRow) -> Vec<f64> {
+    let mut v = vec![row.t];
+    for b in &row.bodies {
+        v.extend([b.x, b.y, b.vx, b.vy, b.rotation, b.min_distance, b.slip]);
+    }
+    for f in &row.drivers {
+        v.extend([f.x, f.y]);
+    }
+    v.push(row.newton_iterations as f64);
+    v.push(row.final_residual);
+    v
+}

@@ -1,0 +1,742 @@
+//! Scenes of bodies, obstacles and drivers in 2D (`kind = "scene"`, SPEC.md §7): the schema
+//! ([`schema`]), its validation into a [`MultibodyScene`] (here: every value checked, every key
+//! named in an error), and the [`crate::solver::System`] a scene builds ([`system`]).
+//!
+//! Bodies today are the book's square and boxes of nx × ny cells, mass-spring; obstacles are
+//! half-spaces with an optional surface velocity (belts); drivers are springs to anchors,
+//! prescribed motions and constant forces. Bodies meet obstacles through the contact stage; they
+//! do not yet meet each other (no body–body pair type), so a scene whose bodies start closer
+//! than d̂ or overlapping is refused.
+
+pub mod schema;
+pub mod system;
+
+use std::path::{Path, PathBuf};
+
+use nalgebra::Vector2;
+
+pub use schema::SceneFile;
+
+use crate::contact::{BarrierParams, Coefficients, HalfSpace};
+use crate::energy::{Projection, Vec2};
+use crate::scene::bodies::rectangle::rectangle;
+use crate::scene::bodies::square::square;
+use crate::scene::case_file::{CaseError, Validator, read_case_file};
+use crate::scene::overrides::{Override, attribute, parse_with_overrides};
+use crate::scene::slope::{
+    MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_NODES, MAX_STEPS, MIN_START_CLEARANCE_OF_DHAT,
+};
+use crate::scene::{CaseKind, Mesh};
+use crate::solver::{InitialGuess, Lagging};
+
+/// The `kind` of scene case files.
+pub const SCENE_KIND: &str = "scene";
+
+/// The node sets a driver can name, in a body's own frame at rest.
+pub const NODE_SETS: [&str; 5] = ["all", "left", "right", "bottom", "top"];
+
+/// A body of the scene.
+#[derive(Clone, Debug)]
+pub struct BodySpec {
+    /// Its name.
+    pub name: String,
+    /// Its mesh at t = 0 (its own node numbering).
+    pub mesh: Mesh,
+    /// Its nodes' positions in the body's own frame at rest (before rotation and placement), m.
+    pub local: Vec<Vec2>,
+    /// Its initial velocity, m/s.
+    pub velocity: Vec2,
+    /// The springs' stiffness, N/m.
+    pub stiffness: f64,
+    /// Two of its nodes whose joining edge gives its rotation (node 0 → the top of its first
+    /// column: the left edge).
+    pub reference: [usize; 2],
+}
+
+/// What a driver does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DriverKind {
+    /// A spring from the node set's mean position to an anchor a₀ + v t.
+    Spring {
+        /// Stiffness, N/m.
+        stiffness: f64,
+        /// Rest length, m.
+        rest_length: f64,
+        /// The anchor at t = 0, m.
+        anchor: Vec2,
+        /// Its velocity, m/s.
+        anchor_velocity: Vec2,
+    },
+    /// The node set moved at a velocity from where it starts.
+    Move {
+        /// m/s.
+        velocity: Vec2,
+    },
+    /// A constant total force on the node set, shared by mass.
+    Force {
+        /// N.
+        force: Vec2,
+    },
+}
+
+/// A driver of the scene.
+#[derive(Clone, Debug)]
+pub struct DriverSpec {
+    /// Its name.
+    pub name: String,
+    /// The body it acts on (index into the scene's bodies).
+    pub body: usize,
+    /// The node set's name.
+    pub node_set: String,
+    /// The node set (the body's own node numbers).
+    pub nodes: Vec<usize>,
+    /// What it does.
+    pub kind: DriverKind,
+}
+
+/// An obstacle of the scene.
+#[derive(Clone, Debug)]
+pub struct ObstacleSpec {
+    /// Its name.
+    pub name: String,
+    /// The half-space.
+    pub half_space: HalfSpace<2>,
+}
+
+/// A validated scene: everything its system needs, in SI units.
+#[derive(Clone, Debug)]
+pub struct MultibodyScene {
+    /// The case's name.
+    pub name: String,
+    /// The case file, if from one.
+    pub source: Option<PathBuf>,
+    /// The `--set` overrides applied, as given.
+    pub overrides: Vec<String>,
+    /// Gravity, m/s².
+    pub gravity: Vec2,
+    /// The bodies, in name order (body i is number i of the friction table).
+    pub bodies: Vec<BodySpec>,
+    /// The obstacles, in name order (numbered after the bodies).
+    pub obstacles: Vec<ObstacleSpec>,
+    /// The drivers, in name order.
+    pub drivers: Vec<DriverSpec>,
+    /// The default friction coefficients.
+    pub friction: Coefficients,
+    /// Per-pair coefficients (body or obstacle numbers, in the friction table's numbering).
+    pub friction_pairs: Vec<(usize, usize, Coefficients)>,
+    /// ε_v, m/s.
+    pub eps_v: f64,
+    /// Lagging of λ.
+    pub lagging: Lagging,
+    /// Implicit lagging's tolerance.
+    pub lagging_tol: f64,
+    /// Implicit lagging's bound.
+    pub max_lagging: usize,
+    /// The barrier.
+    pub barrier: BarrierParams,
+    /// h, s.
+    pub h: f64,
+    /// Duration, s.
+    pub duration: f64,
+    /// Newton's tolerance, m/s.
+    pub tol: f64,
+    /// Newton's iteration bound.
+    pub max_iterations: usize,
+    /// The line search's halving bound.
+    pub max_halvings: usize,
+    /// The springs' Hessian projection.
+    pub projection: Projection,
+    /// The step filters' fraction.
+    pub filter_fraction: f64,
+    /// The stick-zone filter.
+    pub stick_filter: bool,
+    /// Where Newton starts a step.
+    pub initial_guess: InitialGuess,
+}
+
+impl MultibodyScene {
+    /// Reads and validates a scene case file with `overrides` applied first.
+    pub fn load(path: &Path, overrides: &[Override]) -> Result<MultibodyScene, CaseError> {
+        let text = read_case_file(path)?;
+        MultibodyScene::from_toml(&text, path, overrides)
+    }
+
+    /// Parses and validates scene case-file `text` (`path` for messages).
+    pub fn from_toml(
+        text: &str,
+        path: &Path,
+        overrides: &[Override],
+    ) -> Result<MultibodyScene, CaseError> {
+        if CaseKind::of_text(text, path)? != CaseKind::Scene {
+            return Err(CaseError::Invalid {
+                file: path.to_path_buf(),
+                key: "kind".into(),
+                rule: format!("must be \"{SCENE_KIND}\" for a scene of bodies"),
+                value: crate::scene::case_file::peek_kind(text).unwrap_or_default(),
+            });
+        }
+        let file: SceneFile = parse_with_overrides(text, path, overrides)?;
+        let mut scene =
+            MultibodyScene::from_file(&file, Some(path)).map_err(|e| attribute(e, overrides))?;
+        scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
+        Ok(scene)
+    }
+
+    /// Validates a parsed scene file.
+    pub fn from_file(f: &SceneFile, path: Option<&Path>) -> Result<MultibodyScene, CaseError> {
+        let file = path
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("(inline case)"));
+        let v = Validator { file: &file };
+        if f.kind != SCENE_KIND {
+            return Err(v.invalid("kind", &format!("must be \"{SCENE_KIND}\""), &f.kind));
+        }
+        v.finite2("gravity.acceleration", f.gravity.acceleration)?;
+        let gravity = Vector2::from(f.gravity.acceleration);
+        if f.bodies.is_empty() {
+            return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
+        }
+        let mut bodies = Vec::with_capacity(f.bodies.len());
+        let mut nodes = 0usize;
+        for (name, b) in &f.bodies {
+            let body = v.body(name, b)?;
+            nodes += body.mesh.len();
+            bodies.push(body);
+        }
+        if nodes as f64 > MAX_NODES {
+            return Err(v.invalid(
+                "bodies",
+                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all"),
+                nodes,
+            ));
+        }
+        let mut obstacles = Vec::new();
+        for (name, o) in &f.obstacles {
+            if f.bodies.contains_key(name) {
+                return Err(v.invalid(
+                    &format!("obstacles.{name}"),
+                    "an obstacle's name must differ from every body's (the friction table names both)",
+                    name,
+                ));
+            }
+            obstacles.push(v.obstacle(name, o)?);
+        }
+        let names: Vec<&str> = f
+            .bodies
+            .keys()
+            .chain(f.obstacles.keys())
+            .map(String::as_str)
+            .collect();
+        let number = |key: &str, n: &str| -> Result<usize, CaseError> {
+            names.iter().position(|m| *m == n).ok_or_else(|| {
+                v.invalid(
+                    key,
+                    &format!(
+                        "must name a body or obstacle of the scene ({})",
+                        names.join(", ")
+                    ),
+                    n,
+                )
+            })
+        };
+        let mut drivers = Vec::new();
+        for (name, d) in &f.drivers {
+            drivers.push(v.driver(name, d, &f.bodies, &bodies)?);
+        }
+        // Two prescribed motions of one node.
+        for (i, a) in drivers.iter().enumerate() {
+            for b in &drivers[i + 1..] {
+                let both_move = matches!(a.kind, DriverKind::Move { .. })
+                    && matches!(b.kind, DriverKind::Move { .. });
+                if both_move && a.body == b.body && a.nodes.iter().any(|n| b.nodes.contains(n)) {
+                    return Err(v.invalid(
+                        &format!("drivers.{}.nodes", b.name),
+                        &format!(
+                            "a node may be moved by one driver only; `{}` moves some of the same nodes",
+                            a.name
+                        ),
+                        &b.node_set,
+                    ));
+                }
+            }
+        }
+        let fr = &f.friction;
+        let friction = v.coefficients("friction", fr.mu_static, fr.mu_kinetic)?;
+        v.positive("friction.eps_v", fr.eps_v)?;
+        v.positive("friction.lagging_tol", fr.lagging_tol)?;
+        let mut friction_pairs = Vec::new();
+        for (pair, p) in &fr.pairs {
+            let key = format!("friction.pairs.{pair}");
+            let a = number(&format!("{key}.between"), &p.between[0])?;
+            let b = number(&format!("{key}.between"), &p.between[1])?;
+            if a == b {
+                return Err(v.invalid(
+                    &format!("{key}.between"),
+                    "must name two different bodies or obstacles",
+                    format!("{:?}", p.between),
+                ));
+            }
+            friction_pairs.push((a, b, v.coefficients(&key, p.mu_static, p.mu_kinetic)?));
+        }
+        v.positive("barrier.dhat", f.barrier.dhat)?;
+        v.positive("barrier.kappa", f.barrier.kappa)?;
+        v.positive("time.h", f.time.h)?;
+        v.positive("time.duration", f.time.duration)?;
+        let steps = (f.time.duration / f.time.h).round();
+        if !(1.0..=MAX_STEPS).contains(&steps) {
+            return Err(v.invalid(
+                "time.h",
+                &format!("duration / h must give between 1 and {MAX_STEPS:e} steps"),
+                format!("{} s / {} s", f.time.duration, f.time.h),
+            ));
+        }
+        let n = &f.newton;
+        v.positive("newton.tol", n.tol)?;
+        let freeze = gravity.amax() * f.time.h;
+        if freeze > 0.0 && n.tol >= freeze {
+            return Err(v.invalid(
+                "newton.tol",
+                &format!(
+                    "must be below |g|h = {freeze:.4e} m/s, the first Newton residual of a body at rest (SPEC.md §6)"
+                ),
+                n.tol,
+            ));
+        }
+        if !(1..=MAX_NEWTON_ITERATIONS).contains(&n.max_iterations) {
+            return Err(v.invalid(
+                "newton.max_iterations",
+                &format!("must be at least 1 and at most {MAX_NEWTON_ITERATIONS}"),
+                n.max_iterations,
+            ));
+        }
+        if !(1..=MAX_HALVINGS).contains(&n.max_halvings) {
+            return Err(v.invalid(
+                "newton.max_halvings",
+                &format!("must be at least 1 and at most {MAX_HALVINGS}"),
+                n.max_halvings,
+            ));
+        }
+        if !(n.filter_fraction > 0.0 && n.filter_fraction < 1.0) {
+            return Err(v.invalid(
+                "newton.filter_fraction",
+                "must be in (0, 1)",
+                n.filter_fraction,
+            ));
+        }
+        let barrier = BarrierParams {
+            dhat: f.barrier.dhat,
+            kappa: f.barrier.kappa,
+            kind: f.barrier.kind,
+        };
+        v.clearances(&bodies, &obstacles, barrier.dhat)?;
+        Ok(MultibodyScene {
+            name: f.name.clone(),
+            source: path.map(Path::to_path_buf),
+            overrides: Vec::new(),
+            gravity,
+            bodies,
+            obstacles,
+            drivers,
+            friction,
+            friction_pairs,
+            eps_v: fr.eps_v,
+            lagging: fr.lagging,
+            lagging_tol: fr.lagging_tol,
+            max_lagging: fr.max_lagging,
+            barrier,
+            h: f.time.h,
+            duration: f.time.duration,
+            tol: n.tol,
+            max_iterations: n.max_iterations,
+            max_halvings: n.max_halvings,
+            projection: n.projection,
+            filter_fraction: n.filter_fraction,
+            stick_filter: n.stick_filter,
+            initial_guess: n.initial_guess,
+        })
+    }
+
+    /// Number of time steps for `duration` seconds (the nearest whole step).
+    pub fn steps_for(&self, duration: f64) -> usize {
+        (duration / self.h).round().max(0.0) as usize
+    }
+
+    /// The body or obstacle of friction-table number `k`, by name.
+    pub fn member_name(&self, k: usize) -> &str {
+        if k < self.bodies.len() {
+            &self.bodies[k].name
+        } else {
+            &self.obstacles[k - self.bodies.len()].name
+        }
+    }
+}
+
+/// The nodes of `local` (positions in a body's frame) on side `set` of its bounding box
+/// (within a thousandth of its size), or all of them.
+fn node_set(local: &[Vec2], set: &str) -> Vec<usize> {
+    let (lo, hi) = local.iter().fold(
+        (Vec2::repeat(f64::INFINITY), Vec2::repeat(f64::NEG_INFINITY)),
+        |(lo, hi), p| (lo.inf(p), hi.sup(p)),
+    );
+    let tol = 1e-3 * (hi - lo).amax();
+    (0..local.len())
+        .filter(|&i| {
+            let p = local[i];
+            match set {
+                "left" => p.x <= lo.x + tol,
+                "right" => p.x >= hi.x - tol,
+                "bottom" => p.y <= lo.y + tol,
+                "top" => p.y >= hi.y - tol,
+                _ => true,
+            }
+        })
+        .collect()
+}
+
+/// The rules of a scene's bodies, obstacles and drivers.
+impl Validator<'_> {
+    fn coefficients(&self, key: &str, mu_s: f64, mu_k: f64) -> Result<Coefficients, CaseError> {
+        self.non_negative(&format!("{key}.mu_static"), mu_s)?;
+        self.non_negative(&format!("{key}.mu_kinetic"), mu_k)?;
+        if mu_s < mu_k {
+            return Err(self.invalid(
+                &format!("{key}.mu_static"),
+                &format!("must be >= {key}.mu_kinetic"),
+                format!("{mu_s} < {mu_k}"),
+            ));
+        }
+        Ok(Coefficients {
+            mu_static: mu_s,
+            mu_kinetic: mu_k,
+        })
+    }
+
+    fn body(&self, name: &str, b: &schema::BodySection) -> Result<BodySpec, CaseError> {
+        let key = |k: &str| format!("bodies.{name}.{k}");
+        let unused = |k: &str, given: bool, shape: &str| -> Result<(), CaseError> {
+            if given {
+                Err(self.invalid(
+                    &key(k),
+                    &format!("does not apply to shape = \"{}\"", shape),
+                    "given",
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let need = |k: &str, x: Option<f64>| -> Result<f64, CaseError> {
+            let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
+            self.positive(&key(k), x)?;
+            Ok(x)
+        };
+        let need_count = |k: &str, n: Option<usize>| -> Result<usize, CaseError> {
+            match n {
+                None => Err(self.invalid(&key(k), "missing", "nothing")),
+                Some(0) => Err(self.invalid(&key(k), "must be at least 1", 0)),
+                Some(n) if n > 1000 => Err(self.invalid(&key(k), "must be at most 1000", n)),
+                Some(n) => Ok(n),
+            }
+        };
+        self.finite2(&key("centre"), b.centre)?;
+        if !b.rotation_deg.is_finite() {
+            return Err(self.invalid(&key("rotation_deg"), "must be finite", b.rotation_deg));
+        }
+        let velocity = b.velocity.unwrap_or([0.0; 2]);
+        self.finite2(&key("velocity"), velocity)?;
+        self.positive(&key("density"), b.density)?;
+        if b.material != "mass_spring" {
+            return Err(self.invalid(
+                &key("material"),
+                "must be \"mass_spring\" (the only material of this version)",
+                &b.material,
+            ));
+        }
+        let stiffness = need("stiffness", b.stiffness)?;
+        if let Some(a) = b.contact_area {
+            self.positive(&key("contact_area"), a)?;
+        }
+        let centre = Vector2::from(b.centre);
+        let rotation = b.rotation_deg.to_radians();
+        let (mesh, nx_ny) = match b.shape.as_str() {
+            "square" => {
+                for (k, given) in [
+                    ("width", b.width.is_some()),
+                    ("height", b.height.is_some()),
+                    ("nx", b.nx.is_some()),
+                    ("ny", b.ny.is_some()),
+                ] {
+                    unused(k, given, "square")?;
+                }
+                let side = need("side", b.side)?;
+                let n = need_count("n_seg", b.n_seg)?;
+                let area = b.contact_area.unwrap_or(side / n as f64);
+                let mesh = if rotation == 0.0 {
+                    square(side, n, centre, b.density, area)
+                } else {
+                    rectangle(side, side, n, n, centre, rotation, b.density, area)
+                };
+                (mesh, (n, n, side, side))
+            }
+            "box" => {
+                unused("side", b.side.is_some(), "box")?;
+                unused("n_seg", b.n_seg.is_some(), "box")?;
+                let (w, h) = (need("width", b.width)?, need("height", b.height)?);
+                let (nx, ny) = (need_count("nx", b.nx)?, need_count("ny", b.ny)?);
+                let area = b.contact_area.unwrap_or(w / nx as f64);
+                (
+                    rectangle(w, h, nx, ny, centre, rotation, b.density, area),
+                    (nx, ny, w, h),
+                )
+            }
+            other => {
+                return Err(self.invalid(&key("shape"), "must be \"square\" or \"box\"", other));
+            }
+        };
+        let (nx, ny, w, h) = nx_ny;
+        let local = (0..=nx)
+            .flat_map(|i| {
+                (0..=ny).map(move |j| {
+                    Vec2::new(
+                        -w / 2.0 + i as f64 * w / nx as f64,
+                        -h / 2.0 + j as f64 * h / ny as f64,
+                    )
+                })
+            })
+            .collect();
+        Ok(BodySpec {
+            name: name.to_string(),
+            mesh,
+            local,
+            velocity: Vector2::from(velocity),
+            stiffness,
+            reference: [0, ny],
+        })
+    }
+
+    fn obstacle(&self, name: &str, o: &schema::ObstacleSection) -> Result<ObstacleSpec, CaseError> {
+        let key = |k: &str| format!("obstacles.{name}.{k}");
+        if o.kind != "half_space" {
+            return Err(self.invalid(&key("type"), "must be \"half_space\"", &o.kind));
+        }
+        let normal = match (o.normal, o.angle_deg) {
+            (Some(n), None) => {
+                self.finite2(&key("normal"), n)?;
+                let n = Vector2::from(n);
+                let norm = n.norm();
+                if !(norm > 0.0 && norm.is_finite()) {
+                    return Err(self.invalid(
+                        &key("normal"),
+                        "must be a non-zero vector",
+                        format!("{n:?}"),
+                    ));
+                }
+                n / norm
+            }
+            (None, Some(deg)) => {
+                if !(deg.is_finite() && (0.0..90.0).contains(&deg)) {
+                    return Err(self.invalid(&key("angle_deg"), "must be in [0, 90) degrees", deg));
+                }
+                let t = deg.to_radians();
+                Vector2::new(t.sin(), t.cos())
+            }
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    &key("angle_deg"),
+                    "state exactly one of normal and angle_deg",
+                    "both",
+                ));
+            }
+            (None, None) => {
+                return Err(self.invalid(
+                    &key("normal"),
+                    "missing: state normal or angle_deg",
+                    "nothing",
+                ));
+            }
+        };
+        self.finite2(&key("point"), o.point)?;
+        let velocity = o.velocity.unwrap_or([0.0; 2]);
+        self.finite2(&key("velocity"), velocity)?;
+        let velocity = Vector2::from(velocity);
+        if velocity.dot(&normal).abs() > 1e-12 * velocity.norm() {
+            return Err(self.invalid(
+                &key("velocity"),
+                "a surface's velocity must be along the surface (normal to its normal)",
+                format!("{:?}", velocity.as_slice()),
+            ));
+        }
+        Ok(ObstacleSpec {
+            name: name.to_string(),
+            half_space: HalfSpace {
+                normal,
+                point: Vector2::from(o.point),
+                velocity,
+            },
+        })
+    }
+
+    fn driver(
+        &self,
+        name: &str,
+        d: &schema::DriverSection,
+        sections: &std::collections::BTreeMap<String, schema::BodySection>,
+        bodies: &[BodySpec],
+    ) -> Result<DriverSpec, CaseError> {
+        let key = |k: &str| format!("drivers.{name}.{k}");
+        let body = sections.keys().position(|b| *b == d.body).ok_or_else(|| {
+            let names: Vec<&str> = sections.keys().map(String::as_str).collect();
+            self.invalid(
+                &key("body"),
+                &format!("must name a body ({})", names.join(", ")),
+                &d.body,
+            )
+        })?;
+        if !NODE_SETS.contains(&d.nodes.as_str()) {
+            return Err(self.invalid(
+                &key("nodes"),
+                &format!("must be one of {NODE_SETS:?}"),
+                &d.nodes,
+            ));
+        }
+        let nodes = node_set(&bodies[body].local, &d.nodes);
+        if nodes.is_empty() {
+            return Err(self.invalid(&key("nodes"), "selects no node", &d.nodes));
+        }
+        let only = |keys: &[(&str, bool)], kind: &str| -> Result<(), CaseError> {
+            match keys.iter().find(|(_, given)| *given) {
+                Some((k, _)) => Err(self.invalid(
+                    &key(k),
+                    &format!("does not apply to type = \"{kind}\""),
+                    "given",
+                )),
+                None => Ok(()),
+            }
+        };
+        let vector = |k: &str, x: Option<[f64; 2]>| -> Result<Vec2, CaseError> {
+            let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
+            self.finite2(&key(k), x)?;
+            Ok(Vector2::from(x))
+        };
+        let kind = match d.kind.as_str() {
+            "spring" => {
+                only(
+                    &[
+                        ("velocity", d.velocity.is_some()),
+                        ("force", d.force.is_some()),
+                    ],
+                    "spring",
+                )?;
+                let stiffness = d
+                    .stiffness
+                    .ok_or_else(|| self.invalid(&key("stiffness"), "missing", "nothing"))?;
+                self.positive(&key("stiffness"), stiffness)?;
+                let rest_length = d.rest_length.unwrap_or(0.0);
+                self.non_negative(&key("rest_length"), rest_length)?;
+                let anchor_velocity = d.anchor_velocity.unwrap_or([0.0; 2]);
+                self.finite2(&key("anchor_velocity"), anchor_velocity)?;
+                DriverKind::Spring {
+                    stiffness,
+                    rest_length,
+                    anchor: vector("anchor", d.anchor)?,
+                    anchor_velocity: Vector2::from(anchor_velocity),
+                }
+            }
+            "move" => {
+                only(
+                    &[
+                        ("stiffness", d.stiffness.is_some()),
+                        ("rest_length", d.rest_length.is_some()),
+                        ("anchor", d.anchor.is_some()),
+                        ("anchor_velocity", d.anchor_velocity.is_some()),
+                        ("force", d.force.is_some()),
+                    ],
+                    "move",
+                )?;
+                DriverKind::Move {
+                    velocity: vector("velocity", d.velocity)?,
+                }
+            }
+            "force" => {
+                only(
+                    &[
+                        ("stiffness", d.stiffness.is_some()),
+                        ("rest_length", d.rest_length.is_some()),
+                        ("anchor", d.anchor.is_some()),
+                        ("anchor_velocity", d.anchor_velocity.is_some()),
+                        ("velocity", d.velocity.is_some()),
+                    ],
+                    "force",
+                )?;
+                DriverKind::Force {
+                    force: vector("force", d.force)?,
+                }
+            }
+            other => {
+                return Err(self.invalid(
+                    &key("type"),
+                    "must be \"spring\", \"move\" or \"force\"",
+                    other,
+                ));
+            }
+        };
+        Ok(DriverSpec {
+            name: name.to_string(),
+            body,
+            node_set: d.nodes.clone(),
+            nodes,
+            kind,
+        })
+    }
+
+    /// Every node clear of every half-space by `MIN_START_CLEARANCE_OF_DHAT` d̂, and no two
+    /// bodies closer than d̂ or overlapping (bodies do not meet each other in this version, so
+    /// they must start apart and the scene must keep them apart).
+    fn clearances(
+        &self,
+        bodies: &[BodySpec],
+        obstacles: &[ObstacleSpec],
+        dhat: f64,
+    ) -> Result<(), CaseError> {
+        let clearance = MIN_START_CLEARANCE_OF_DHAT * dhat;
+        for b in bodies {
+            for o in obstacles {
+                for (i, x) in b.mesh.x0.iter().enumerate() {
+                    let d = o.half_space.distance(x);
+                    if d < clearance || d.is_nan() {
+                        return Err(self.invalid(
+                            &format!("bodies.{}.centre", b.name),
+                            &format!(
+                                "every node must start at least {clearance:e} m (1e-3 barrier.dhat) outside obstacle `{}`",
+                                o.name
+                            ),
+                            format!("node {i} at signed distance {d:e} m"),
+                        ));
+                    }
+                }
+            }
+        }
+        for (i, a) in bodies.iter().enumerate() {
+            for b in &bodies[i + 1..] {
+                for (p, q) in [(a, b), (b, a)] {
+                    let boundary = q.mesh.boundary_edges();
+                    if let Some(k) = p
+                        .mesh
+                        .x0
+                        .iter()
+                        .position(|x| q.mesh.contains_or_near(&boundary, x, dhat))
+                    {
+                        return Err(self.invalid(
+                            &format!("bodies.{}.centre", b.name),
+                            &format!(
+                                "bodies `{}` and `{}` must start more than barrier.dhat = {dhat} m apart (bodies do not meet each other in this version)",
+                                a.name, b.name
+                            ),
+                            format!("node {k} of `{}` is inside or within d_hat of `{}`", p.name, q.name),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

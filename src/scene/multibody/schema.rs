@@ -1,0 +1,282 @@
+//! The schema of a scene case file (`kind = "scene"`, SPEC.md §7): bodies, obstacles and
+//! drivers as tables keyed by their names (so that `--set` and sweeps address them:
+//! `drivers.spring.stiffness`, `obstacles.belt.velocity`), parsed strictly (unknown keys
+//! rejected); [`super::MultibodyScene::from_file`] validates them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::contact::BarrierKind;
+use crate::energy::Projection;
+use crate::scene::case_file::{TimeSection, exactly_two, exactly_two_opt};
+use crate::solver::{InitialGuess, Lagging};
+
+/// `[bodies.NAME]`: one body: its shape and mesh, placement, density and material.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BodySection {
+    /// `"square"` (the book's square: `side`, `n_seg`) or `"box"` (`width`, `height`, `nx`,
+    /// `ny`).
+    pub shape: String,
+    /// Side of a square, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<f64>,
+    /// Segments a side of a square.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_seg: Option<usize>,
+    /// Width of a box, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<f64>,
+    /// Height of a box, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<f64>,
+    /// Cells along a box's width.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nx: Option<usize>,
+    /// Cells along a box's height.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ny: Option<usize>,
+    /// Centre at t = 0, m.
+    #[serde(deserialize_with = "exactly_two")]
+    pub centre: [f64; 2],
+    /// The body's rotation about its centre at t = 0, degrees counter-clockwise (default 0).
+    #[serde(default)]
+    pub rotation_deg: f64,
+    /// Initial velocity of every node, m/s (default 0).
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub velocity: Option<[f64; 2]>,
+    /// Areal density, kg/m²: the mass density × area spread evenly over the nodes.
+    pub density: f64,
+    /// `"mass_spring"` (the book's, SPEC.md §2; the default).
+    #[serde(default = "default_material")]
+    pub material: String,
+    /// Spring stiffness of every edge, N/m (mass-spring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f64>,
+    /// Contact area of every node, m (in 2D a length; default: the cell's width, the book's
+    /// side/n_seg).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_area: Option<f64>,
+}
+
+fn default_material() -> String {
+    "mass_spring".into()
+}
+
+/// `[obstacles.NAME]`: a half-space n·(x − o) ≥ 0 (the normal as a vector or by the slope's
+/// angle, exactly one) with an optional surface velocity (a conveyor belt).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ObstacleSection {
+    /// `"half_space"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Outward normal (normalised on load).
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub normal: Option<[f64; 2]>,
+    /// The surface's angle θ to the horizontal, degrees, in [0, 90): normal (sin θ, cos θ),
+    /// descending towards +x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angle_deg: Option<f64>,
+    /// A point on the surface, m.
+    #[serde(deserialize_with = "exactly_two")]
+    pub point: [f64; 2],
+    /// The velocity of the surface (a belt), m/s, along it (default 0).
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub velocity: Option<[f64; 2]>,
+}
+
+/// `[drivers.NAME]`: a spring from a body's node set to an anchor, a prescribed motion of a node
+/// set, or a constant force on a body.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DriverSection {
+    /// `"spring"`, `"move"` or `"force"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The body it acts on.
+    pub body: String,
+    /// The body's node set: `"all"` (the default), `"left"`, `"right"`, `"bottom"` or `"top"`
+    /// (the nodes on that side of the body at rest, in the body's own frame).
+    #[serde(default = "default_nodes")]
+    pub nodes: String,
+    /// Spring stiffness, N/m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f64>,
+    /// Spring rest length, m (default 0: a zero-length spring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest_length: Option<f64>,
+    /// The spring's anchor at t = 0, m.
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub anchor: Option<[f64; 2]>,
+    /// The anchor's velocity, m/s (default 0: a fixed anchor).
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub anchor_velocity: Option<[f64; 2]>,
+    /// The velocity a `"move"` driver moves its nodes at, m/s.
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub velocity: Option<[f64; 2]>,
+    /// The total force of a `"force"` driver, N.
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub force: Option<[f64; 2]>,
+}
+
+fn default_nodes() -> String {
+    "all".into()
+}
+
+/// `[gravity]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GravitySection {
+    /// Gravitational acceleration, m/s².
+    #[serde(deserialize_with = "exactly_two")]
+    pub acceleration: [f64; 2],
+}
+
+/// `[friction.pairs.NAME]`: the coefficients between two named bodies or obstacles.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FrictionPairSection {
+    /// The two bodies or obstacles, by name.
+    pub between: [String; 2],
+    /// μ_s ≥ μ_k.
+    pub mu_static: f64,
+    /// μ_k ≥ 0.
+    pub mu_kinetic: f64,
+}
+
+/// `[friction]`: smoothed Coulomb friction (SPEC.md §2, §6): the default coefficients, per-pair
+/// entries, the smoothing speed and the lagging.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FrictionSection {
+    /// The default μ_s.
+    pub mu_static: f64,
+    /// The default μ_k.
+    pub mu_kinetic: f64,
+    /// Smoothing speed ε_v, m/s.
+    pub eps_v: f64,
+    /// `"semi-implicit"` (default) or `"implicit"`.
+    #[serde(default)]
+    pub lagging: Lagging,
+    /// Implicit lagging's tolerance on λ's relative change.
+    #[serde(default = "default_lagging_tol")]
+    pub lagging_tol: f64,
+    /// Implicit lagging's bound on re-solves a step.
+    #[serde(default = "default_max_lagging")]
+    pub max_lagging: usize,
+    /// Coefficients for particular pairs.
+    #[serde(default)]
+    pub pairs: BTreeMap<String, FrictionPairSection>,
+}
+
+fn default_lagging_tol() -> f64 {
+    crate::scene::slope::DEFAULT_LAGGING_TOL
+}
+
+fn default_max_lagging() -> usize {
+    crate::scene::slope::DEFAULT_MAX_LAGGING
+}
+
+/// `[barrier]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierSection {
+    /// `"book"` (default) or `"ipc"`.
+    #[serde(default)]
+    pub kind: BarrierKind,
+    /// Activation distance d̂, m.
+    pub dhat: f64,
+    /// Stiffness κ, Pa.
+    pub kappa: f64,
+}
+
+/// `[newton]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NewtonSection {
+    /// Stop when ‖p‖∞/h < tol, m/s.
+    pub tol: f64,
+    /// Iterations a step.
+    pub max_iterations: usize,
+    /// Halvings a line search.
+    pub max_halvings: usize,
+    /// The springs' Hessian: `"clamp"` (default) or `"none"`.
+    #[serde(default)]
+    pub projection: Projection,
+    /// The step filters' fraction, in (0, 1) (default 0.9).
+    #[serde(default = "default_filter_fraction")]
+    pub filter_fraction: f64,
+    /// The line search's stick-zone filter (default off).
+    #[serde(default)]
+    pub stick_filter: bool,
+    /// Where Newton starts a step: `"inertial"` (default for scenes: a body sticking to a
+    /// moving surface starts on its sticking side) or `"previous"` (the book's xⁿ).
+    #[serde(default = "default_initial_guess")]
+    pub initial_guess: InitialGuess,
+}
+
+fn default_initial_guess() -> InitialGuess {
+    InitialGuess::Inertial
+}
+
+fn default_filter_fraction() -> f64 {
+    0.9
+}
+
+/// A scene case file as written.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    /// `"scene"`.
+    pub kind: String,
+    /// Human-readable name.
+    pub name: String,
+    /// Gravity.
+    pub gravity: GravitySection,
+    /// The bodies, by name (numbered in name order).
+    pub bodies: BTreeMap<String, BodySection>,
+    /// The obstacles, by name.
+    #[serde(default)]
+    pub obstacles: BTreeMap<String, ObstacleSection>,
+    /// The drivers, by name.
+    #[serde(default)]
+    pub drivers: BTreeMap<String, DriverSection>,
+    /// Friction.
+    pub friction: FrictionSection,
+    /// The barrier.
+    pub barrier: BarrierSection,
+    /// Time stepping.
+    pub time: TimeSection,
+    /// Newton.
+    pub newton: NewtonSection,
+}

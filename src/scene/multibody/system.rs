@@ -1,0 +1,143 @@
+//! A scene as a system (SPEC.md §7): every body's nodes in one state vector (body by body, in
+//! name order), its springs, gravity, the drivers' terms and prescribed motions, and the contact
+//! stage with every body's nodes against every half-space and the scene's friction table.
+
+use std::ops::Range;
+
+use super::{DriverKind, MultibodyScene};
+use crate::contact::{ContactStage, ContactSurface, FrictionParams, FrictionTable};
+use crate::energy::anchor_spring::AnchorSpring;
+use crate::energy::constant_force::ConstantForce;
+use crate::energy::gravity::GravityEnergy;
+use crate::energy::{Projection, Vec2};
+use crate::solver::driver::LinearMotion;
+use crate::solver::{SolverSettings, System, SystemBuilder};
+
+/// Where a scene's pieces are in its system: what the runner needs to report them.
+#[derive(Clone, Debug)]
+pub struct SceneLayout {
+    /// Every body's nodes in the state vector.
+    pub bodies: Vec<Range<usize>>,
+    /// Per driver (in the scene's order), how its force is found.
+    pub drivers: Vec<DriverForce>,
+}
+
+/// How a driver's force on its body is found after a step.
+#[derive(Clone, Debug)]
+pub enum DriverForce {
+    /// A spring: its own force at x and the time.
+    Spring(AnchorSpring<2>),
+    /// A prescribed motion: the reaction on its nodes (their degrees of freedom in the state
+    /// vector).
+    Move(Vec<usize>),
+    /// A constant force.
+    Force(Vec2),
+}
+
+impl MultibodyScene {
+    /// The solver's settings of this scene.
+    pub fn solver_settings(&self) -> SolverSettings {
+        SolverSettings {
+            h: self.h,
+            tol: self.tol,
+            max_iterations: self.max_iterations,
+            max_halvings: self.max_halvings,
+            filter_fraction: self.filter_fraction,
+            lagging: self.lagging,
+            lagging_tol: self.lagging_tol,
+            max_lagging: self.max_lagging,
+            initial_guess: self.initial_guess,
+        }
+    }
+
+    /// The system of this scene and where its pieces are.
+    pub fn system(&self) -> (System<2>, SceneLayout) {
+        let mut builder = SystemBuilder::new(self.solver_settings());
+        let mut surface = ContactSurface::default();
+        let mut ranges = Vec::new();
+        for (k, b) in self.bodies.iter().enumerate() {
+            ranges.push(b.mesh.add_to(
+                &mut builder,
+                b.velocity,
+                b.stiffness,
+                self.projection,
+                k,
+                &mut surface,
+            ));
+        }
+        let mass = builder.masses().to_vec();
+        builder.add_potential(Box::new(GravityEnergy::new(mass.clone(), self.gravity)));
+        let mut drivers = Vec::new();
+        for d in &self.drivers {
+            let range = &ranges[d.body];
+            let nodes: Vec<usize> = d.nodes.iter().map(|&i| range.start + i).collect();
+            drivers.push(match d.kind {
+                DriverKind::Spring {
+                    stiffness,
+                    rest_length,
+                    anchor,
+                    anchor_velocity,
+                } => {
+                    let spring = AnchorSpring::new(
+                        nodes,
+                        anchor,
+                        anchor_velocity,
+                        stiffness,
+                        rest_length,
+                        Projection::Clamp,
+                    );
+                    builder.add_potential(Box::new(spring.clone()));
+                    DriverForce::Spring(spring)
+                }
+                DriverKind::Move { velocity } => {
+                    let start = nodes
+                        .iter()
+                        .map(|&i| self.bodies[d.body].mesh.x0[i - range.start])
+                        .collect();
+                    builder.add_driver(Box::new(LinearMotion::new(
+                        d.name.clone(),
+                        nodes.clone(),
+                        start,
+                        velocity,
+                        [true, true],
+                    )));
+                    DriverForce::Move(nodes)
+                }
+                DriverKind::Force { force } => {
+                    let m: Vec<f64> = nodes.iter().map(|&i| mass[i]).collect();
+                    builder.add_potential(Box::new(ConstantForce::new(nodes, &m, force)));
+                    DriverForce::Force(force)
+                }
+            });
+        }
+        let table = FrictionTable {
+            default: self.friction,
+            entries: self.friction_pairs.clone(),
+            bodies: self.bodies.len(),
+        };
+        let mut stage = ContactStage::new(
+            self.barrier,
+            FrictionParams {
+                eps_v: self.eps_v,
+                projection: Projection::Clamp,
+                stick_filter: self.stick_filter,
+            },
+            table,
+        );
+        if !self.obstacles.is_empty() {
+            let half_spaces: Vec<_> = self.obstacles.iter().map(|o| o.half_space).collect();
+            stage.add_half_spaces(surface, &half_spaces);
+        }
+        builder.set_contact(stage);
+        let system = builder
+            .build()
+            .expect("a validated scene names only its own nodes, with positive masses, and no node is moved twice");
+        (
+            system,
+            SceneLayout {
+                bodies: ranges,
+                drivers,
+            },
+        )
+    }
+}

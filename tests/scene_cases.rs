@@ -1,0 +1,333 @@
+//! The scene cases of issue 20 against their closed forms (SPEC.md §8), derived here from the
+//! case files' own values, and the scene kind's bad input. The binary is run as a user runs it.
+//!
+//! Belt oscillator (cases/belt_stick_slip.toml): a block of mass m on a belt moving at v, held
+//! by a zero-length spring of stiffness k to a fixed wall, μ_s > μ_k, N = m g.
+//! * Stick: the block rides the belt, the spring force grows at k v until it reaches μ_s N.
+//! * Slip: kinetic friction μ_k N pushes it along the belt; about x_eq (spring force μ_k N) it
+//!   moves harmonically at ω = √(k/m), starting at u = A₀ = (μ_s − μ_k) N / k with velocity v.
+//!   u = R cos(ωt − φ), tan φ = v / (ω A₀); its velocity is v again at ωt = π + 2φ, where
+//!   u = −A₀: it sticks at F_min = (2 μ_k − μ_s) N after t_slip = (π + 2φ)/ω.
+//! * Stick again: from F_min back to μ_s N at k v: t_stick = 2 (μ_s − μ_k) N / (k v).
+//!
+//! Tolerance 2 %: the issue's goal at the shipped settings. The errors come from h (the slip
+//! onset and re-stick are seen at step ends; docs/scenes.md tabulates F_min's error at 1.8 %,
+//! 0.8 %, 0.3 % for h = 2, 1, 0.5 ms, first order), and ε_v and the block's and barrier's
+//! stiffness (a fraction of that).
+//!
+//! The measured cycle is found twice: by the runner (summary.json, from its slip events) and
+//! here from trajectory.csv's spring force alone (its extremes after the first slip and the
+//! spacing of its maxima), so that a wrong cycle detector cannot pass.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(case: &Path, out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stickslip"))
+        .arg("run")
+        .arg(case)
+        .args(["--gpu", "off", "--out"])
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+fn run_ok(case: &str, out: &Path) -> (String, Value) {
+    let o = run(&root().join(case), out);
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{case}: {}\n{stdout}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    (stdout, serde_json::from_str(&summary).unwrap())
+}
+
+/// trajectory.csv as (header, rows).
+fn trajectory(out: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse::<f64>().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("trajectory.csv has no column {name}: {header:?}"))
+}
+
+fn close(what: &str, measured: f64, analytic: f64, rel: f64) {
+    let err = (measured / analytic - 1.0).abs();
+    assert!(
+        err <= rel,
+        "{what}: measured {measured} against analytic {analytic} ({:.3} %, allowed {:.1} %)",
+        100.0 * err,
+        100.0 * rel
+    );
+}
+
+// The case files' values (cases/belt_stick_slip.toml and cases/pulled_block.toml).
+const G: f64 = 9.81;
+/// 50 kg/m² × 0.2 m × 0.1 m.
+const MASS: f64 = 1.0;
+const MU_S: f64 = 0.6;
+const MU_K: f64 = 0.4;
+const K_SPRING: f64 = 20.0;
+const V_BELT: f64 = 0.1;
+const V_ANCHOR: f64 = 0.05;
+const GOAL: f64 = 0.02;
+
+#[test]
+fn belt_oscillator_sticks_and_slips_at_the_closed_form_cycle() {
+    let n = MASS * G;
+    let f_max = MU_S * n;
+    let f_min = (2.0 * MU_K - MU_S) * n;
+    let t_stick = 2.0 * (MU_S - MU_K) * n / (K_SPRING * V_BELT);
+    let omega = (K_SPRING / MASS).sqrt();
+    let a0 = (MU_S - MU_K) * n / K_SPRING;
+    let phi = (V_BELT / (omega * a0)).atan();
+    let t_slip = (std::f64::consts::PI + 2.0 * phi) / omega;
+    let period = t_stick + t_slip;
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("belt");
+    let (stdout, s) = run_ok("cases/belt_stick_slip.toml", &out);
+    assert!(
+        stdout.contains("stick-slip cycle"),
+        "the run prints the cycle:\n{stdout}"
+    );
+    close(
+        "block mass_kg",
+        s["bodies"][0]["mass_kg"].as_f64().unwrap(),
+        MASS,
+        1e-12,
+    );
+
+    // The closed form the run prints is the one derived above (to rounding).
+    let a = &s["stick_slip_cycle_analytic"];
+    for (key, want) in [
+        ("f_max_n", f_max),
+        ("f_min_n", f_min),
+        ("t_stick_s", t_stick),
+        ("t_slip_s", t_slip),
+        ("period_s", period),
+    ] {
+        close(key, a[key].as_f64().unwrap(), want, 1e-12);
+    }
+
+    // The runner's measured cycle.
+    let m = &s["stick_slip_cycle"];
+    assert!(m["cycles"].as_u64().unwrap() >= 3, "{m}");
+    for (key, want) in [
+        ("f_max_n", f_max),
+        ("f_min_n", f_min),
+        ("t_stick_s", t_stick),
+        ("t_slip_s", t_slip),
+        ("period_s", period),
+    ] {
+        close(
+            &format!("summary {key}"),
+            m[key].as_f64().unwrap(),
+            want,
+            GOAL,
+        );
+    }
+
+    // The same from the spring force alone, after the first slip (the first stick starts
+    // from zero force and lasts f_max / (k v)).
+    let (header, rows) = trajectory(&out);
+    let (t, fx) = (column(&header, "t_s"), column(&header, "spring.fx_N"));
+    let first_slip = f_max / (K_SPRING * V_BELT);
+    let after: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r[t] > first_slip + 0.1)
+        .map(|r| (r[t], r[fx].abs()))
+        .collect();
+    let top = after.iter().map(|p| p.1).fold(f64::MIN, f64::max);
+    let bottom = after.iter().map(|p| p.1).fold(f64::MAX, f64::min);
+    close(
+        "largest spring force after the first slip",
+        top,
+        f_max,
+        GOAL,
+    );
+    close(
+        "smallest spring force after the first slip",
+        bottom,
+        f_min,
+        GOAL,
+    );
+    // The force's maxima: the last sample over the midpoint before each drop.
+    let mid = 0.5 * (f_max + f_min);
+    let mut peaks = Vec::new();
+    let mut best: Option<(f64, f64)> = None;
+    for &(ti, f) in &after {
+        if f > mid {
+            if best.is_none_or(|b| f > b.1) {
+                best = Some((ti, f));
+            }
+        } else if let Some(b) = best.take() {
+            peaks.push(b.0);
+        }
+    }
+    assert!(peaks.len() >= 3, "maxima at {peaks:?}");
+    let spacing = (peaks[peaks.len() - 1] - peaks[0]) / (peaks.len() - 1) as f64;
+    close(
+        "spacing of the spring force's maxima",
+        spacing,
+        period,
+        GOAL,
+    );
+
+    // No node ever reaches the belt (the barrier's invariant, read from the output).
+    let d = column(&header, "block.min_distance_m");
+    let closest = rows.iter().map(|r| r[d]).fold(f64::MAX, f64::min);
+    assert!(closest > 0.0, "closest approach {closest} m");
+}
+
+#[test]
+fn pulled_block_breaks_away_at_mu_s_n() {
+    // A spring pulled at V_ANCHOR from zero force: while the block sticks its force grows at
+    // k V_ANCHOR, the block breaks away when it reaches μ_s N.
+    let f_break = MU_S * MASS * G;
+    let t_break = f_break / (K_SPRING * V_ANCHOR);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pull");
+    let (stdout, s) = run_ok("cases/pulled_block.toml", &out);
+    assert!(stdout.contains("breakaway"), "{stdout}");
+    close(
+        "analytic breakaway force",
+        s["breakaway_analytic"]["force_n"].as_f64().unwrap(),
+        f_break,
+        1e-12,
+    );
+    close(
+        "analytic breakaway time",
+        s["breakaway_analytic"]["time_s"].as_f64().unwrap(),
+        t_break,
+        1e-12,
+    );
+    let b = &s["breakaway"];
+    close(
+        "breakaway force",
+        b["force_n"].as_f64().unwrap(),
+        f_break,
+        GOAL,
+    );
+    close(
+        "breakaway time",
+        b["time_s"].as_f64().unwrap(),
+        t_break,
+        GOAL,
+    );
+
+    // From the trajectory alone: before 0.9 t_break the block holds (it moves with the spring's
+    // stretch under friction's hold: below 1 mm), after breakaway it slides.
+    let (header, rows) = trajectory(&out);
+    let (t, x) = (column(&header, "t_s"), column(&header, "block.x_m"));
+    let held = rows
+        .iter()
+        .filter(|r| r[t] < 0.9 * t_break)
+        .map(|r| r[x].abs())
+        .fold(0.0, f64::max);
+    assert!(held < 1e-3, "the block moved {held} m before breakaway");
+    let end = rows.last().unwrap()[x];
+    assert!(end > 0.05, "the block moved only {end} m after breakaway");
+}
+
+/// Writes `case`'s text with `edit` applied next to the others in `dir`.
+fn edited(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("cases/belt_stick_slip.toml")).unwrap();
+    let edited = edit(&text);
+    assert_ne!(edited, text, "{name}: the edit must change the case");
+    let path = dir.join(name);
+    std::fs::write(&path, edited).unwrap();
+    path
+}
+
+#[test]
+fn bad_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let second_block = |s: &str| {
+        let i = s.find("[obstacles.belt]").unwrap();
+        let j = s.find("[bodies.block]").unwrap();
+        let lid = s[j..i]
+            .replace("[bodies.block]", "[bodies.lid]")
+            .replace("centre = [0.0, 0.0505]", "centre = [0.05, 0.1]");
+        format!("{}{lid}{}", &s[..i], &s[i..])
+    };
+    let cases: Vec<(PathBuf, &[&str])> = vec![
+        (
+            edited(p, "mu.toml", |s| {
+                s.replace("mu_static = 0.6", "mu_static = 0.3")
+            }),
+            &["friction.mu_static", "mu_kinetic"],
+        ),
+        (
+            edited(p, "inside.toml", |s| {
+                s.replace("centre = [0.0, 0.0505]", "centre = [0.0, 0.03]")
+            }),
+            &["bodies.block.centre", "belt"],
+        ),
+        (
+            edited(p, "nodes.toml", |s| {
+                s.replace("nodes = \"bottom\" ", "nodes = \"middle\" ")
+            }),
+            &["drivers.spring.nodes", "middle"],
+        ),
+        (
+            edited(p, "body.toml", |s| {
+                s.replace("body = \"block\"", "body = \"brick\"")
+            }),
+            &["drivers.spring.body", "brick"],
+        ),
+        (
+            edited(p, "overlap.toml", second_block),
+            &["bodies.lid", "`block`", "`lid`"],
+        ),
+        (
+            edited(p, "pair.toml", |s| {
+                format!(
+                    "{s}\n[friction.pairs.x]\nbetween = [\"block\", \"wall\"]\n\
+                     mu_static = 0.5\nmu_kinetic = 0.4\n"
+                )
+            }),
+            &["friction.pairs.x.between", "wall"],
+        ),
+    ];
+    for (case, needles) in cases {
+        let out = p.join(format!(
+            "out_{}",
+            case.file_stem().unwrap().to_string_lossy()
+        ));
+        let o = run(&case, &out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", case.display());
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "one line: {err}");
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        assert!(lines[0].contains(&name), "names the file: {err}");
+        for n in needles {
+            assert!(lines[0].contains(n), "names {n}: {err}");
+        }
+        assert!(!out.exists(), "{} wrote {}", case.display(), out.display());
+    }
+}
