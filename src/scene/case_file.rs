@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::energy::Projection;
+use crate::solver::InitialGuess;
+
 /// A case file is a few hundred bytes; one over 1 MiB is not a case file.
 const MAX_CASE_FILE_BYTES: u64 = 1 << 20;
 
@@ -106,6 +109,41 @@ pub struct TimeSection {
     pub h: f64,
     /// Simulated duration, s.
     pub duration: f64,
+}
+
+/// `[newton]`: projected Newton and its line search (the slope's and a scene's).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NewtonSection {
+    /// Stop when ‖p‖∞ / h < tol, m/s.
+    pub tol: f64,
+    /// Iterations allowed per step before the step is an error.
+    pub max_iterations: usize,
+    /// Halvings allowed per line search before the step is an error.
+    pub max_halvings: usize,
+    /// How the spring Hessian is projected: `"clamp"` (SPEC.md §2, the default when absent) or
+    /// `"none"` (the exact Hessian, clamped only in an iteration where it is not positive
+    /// definite; for refined meshes, docs/refinement.md).
+    #[serde(default)]
+    pub projection: Projection,
+    /// The tunnelling filter's fraction (SPEC.md §2): no node may cover more than this part of its
+    /// distance to the slope in one line-search trial; in (0, 1), 0.9 in the book (the default).
+    #[serde(default = "default_filter_fraction")]
+    pub filter_fraction: f64,
+    /// The stick-zone filter ([`crate::contact::potentials::friction::stick_zone_max_step`]): a line-search
+    /// trial stops where a sliding contact node's tangential displacement would change sign, so
+    /// Newton lands inside friction's stick zone instead of jumping across it. Off by default
+    /// (the book's line search); for refined meshes, docs/refinement.md.
+    #[serde(default)]
+    pub stick_filter: bool,
+    /// Where Newton starts a step: `"previous"` (xⁿ, the book's; the slope's default) or
+    /// `"inertial"` (x̃ cut back by the step filter; a scene's default, docs/scenes.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_guess: Option<InitialGuess>,
+}
+
+fn default_filter_fraction() -> f64 {
+    0.9
 }
 
 /// The text of the case file at `path`, after checking, before opening it, that it is a regular

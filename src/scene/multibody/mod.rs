@@ -352,7 +352,7 @@ impl MultibodyScene {
             projection: n.projection,
             filter_fraction: n.filter_fraction,
             stick_filter: n.stick_filter,
-            initial_guess: n.initial_guess,
+            initial_guess: n.initial_guess.unwrap_or(InitialGuess::Inertial),
         })
     }
 

@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::contact::BarrierKind;
-use crate::energy::Projection;
-use crate::scene::case_file::{TimeSection, exactly_two, exactly_two_opt};
-use crate::solver::{InitialGuess, Lagging};
+use crate::scene::case_file::{NewtonSection, TimeSection, exactly_two, exactly_two_opt};
+use crate::solver::Lagging;
 
 /// `[bodies.NAME]`: one body: its shape and mesh, placement, density and material.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -218,39 +217,6 @@ pub struct BarrierSection {
     pub dhat: f64,
     /// Stiffness κ, Pa.
     pub kappa: f64,
-}
-
-/// `[newton]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct NewtonSection {
-    /// Stop when ‖p‖∞/h < tol, m/s.
-    pub tol: f64,
-    /// Iterations a step.
-    pub max_iterations: usize,
-    /// Halvings a line search.
-    pub max_halvings: usize,
-    /// The springs' Hessian: `"clamp"` (default) or `"none"`.
-    #[serde(default)]
-    pub projection: Projection,
-    /// The step filters' fraction, in (0, 1) (default 0.9).
-    #[serde(default = "default_filter_fraction")]
-    pub filter_fraction: f64,
-    /// The line search's stick-zone filter (default off).
-    #[serde(default)]
-    pub stick_filter: bool,
-    /// Where Newton starts a step: `"inertial"` (default for scenes: a body sticking to a
-    /// moving surface starts on its sticking side) or `"previous"` (the book's xⁿ).
-    #[serde(default = "default_initial_guess")]
-    pub initial_guess: InitialGuess,
-}
-
-fn default_initial_guess() -> InitialGuess {
-    InitialGuess::Inertial
-}
-
-fn default_filter_fraction() -> f64 {
-    0.9
 }
 
 /// A scene case file as written.

@@ -17,7 +17,7 @@ use crate::energy::Projection;
 use crate::energy::inversion::Inversion;
 use crate::scene::case_file::{CaseError, Validator, parse_case_toml, peek_kind, read_case_file};
 use crate::scene::kind::{CaseKind, SLOPE_KIND};
-use crate::solver::Lagging;
+use crate::solver::{InitialGuess, Lagging};
 
 /// At most this many time steps a run (duration / h). A step of the book's 25-node square takes
 /// about 20 µs, so 10⁷ steps are minutes of work and 800 MB of trajectory rows; far more is a
@@ -170,6 +170,8 @@ pub struct Scene {
     pub filter_fraction: f64,
     /// Whether the line search also stops at friction's stick zone (`newton.stick_filter`).
     pub stick_filter: bool,
+    /// Where Newton starts a step (`newton.initial_guess`, default the book's xⁿ).
+    pub initial_guess: InitialGuess,
     /// The cross-check's late window starts here, s.
     pub cross_check_late_from: f64,
     /// The restitution the cross-check gives the impulse law.
@@ -344,6 +346,7 @@ impl Scene {
             spring_projection: case.newton.projection,
             filter_fraction: case.newton.filter_fraction,
             stick_filter: case.newton.stick_filter,
+            initial_guess: case.newton.initial_guess.unwrap_or_default(),
             cross_check_late_from: case.cross_check.late_from,
             cross_check_restitution: case.cross_check.restitution,
             inversion,

@@ -5,8 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contact::BarrierKind;
-use crate::energy::Projection;
-use crate::scene::case_file::{TimeSection, exactly_two, exactly_two_opt};
+use crate::scene::case_file::{NewtonSection, TimeSection, exactly_two, exactly_two_opt};
 use crate::solver::Lagging;
 
 /// `[square]`: the elastic square and its grid.
@@ -128,37 +127,6 @@ fn default_lagging_tol() -> f64 {
 
 fn default_max_lagging() -> usize {
     DEFAULT_MAX_LAGGING
-}
-
-/// `[newton]`: projected Newton and its line search.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct NewtonSection {
-    /// Stop when ‖p‖∞ / h < tol, m/s.
-    pub tol: f64,
-    /// Iterations allowed per step before the step is an error.
-    pub max_iterations: usize,
-    /// Halvings allowed per line search before the step is an error.
-    pub max_halvings: usize,
-    /// How the spring Hessian is projected: `"clamp"` (SPEC.md §2, the default when absent) or
-    /// `"none"` (the exact Hessian, clamped only in an iteration where it is not positive
-    /// definite; for refined meshes, docs/refinement.md).
-    #[serde(default)]
-    pub projection: Projection,
-    /// The tunnelling filter's fraction (SPEC.md §2): no node may cover more than this part of its
-    /// distance to the slope in one line-search trial; in (0, 1), 0.9 in the book (the default).
-    #[serde(default = "default_filter_fraction")]
-    pub filter_fraction: f64,
-    /// The stick-zone filter ([`crate::contact::potentials::friction::stick_zone_max_step`]): a line-search
-    /// trial stops where a sliding contact node's tangential displacement would change sign, so
-    /// Newton lands inside friction's stick zone instead of jumping across it. Off by default
-    /// (the book's line search); for refined meshes, docs/refinement.md.
-    #[serde(default)]
-    pub stick_filter: bool,
-}
-
-fn default_filter_fraction() -> f64 {
-    0.9
 }
 
 /// `[inversion]`: the barrier against cells turning over ([`crate::energy::inversion`], an

@@ -10,7 +10,7 @@ use crate::energy::Projection;
 use crate::energy::gravity::GravityEnergy;
 use crate::energy::inversion::{InversionEnergy, cell_triangles};
 use crate::scene::{Mesh, Scene};
-use crate::solver::{InitialGuess, SolverSettings, System, SystemBuilder};
+use crate::solver::{SolverSettings, System, SystemBuilder};
 
 impl Scene {
     /// The solver's settings of this scene.
@@ -24,7 +24,7 @@ impl Scene {
             lagging: self.lagging,
             lagging_tol: self.lagging_tol,
             max_lagging: self.max_lagging,
-            initial_guess: InitialGuess::Previous,
+            initial_guess: self.initial_guess,
         }
     }
 
