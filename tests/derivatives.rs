@@ -15,6 +15,9 @@ use nalgebra::{DMatrix, SVector};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stickslip::contact::candidates::plane_vertex::PlaneVertex;
+use stickslip::contact::candidates::point_edge::PointEdge;
+use stickslip::contact::candidates::vertex_vertex::VertexVertex;
+use stickslip::contact::collisions::tangential;
 use stickslip::contact::collisions::tangential::TangentialCollision;
 use stickslip::contact::pair::{TangentFrame, tangent_basis};
 use stickslip::contact::potentials::barrier::BarrierPotential;
@@ -603,6 +606,205 @@ fn a_curved_pair_takes_the_barriers_general_path_in_2d_and_3d() {
     curved_barrier::<3>();
 }
 
+/// A unit vector orthogonal to the unit `e` (random in 3D).
+fn orthogonal<const D: usize>(r: &mut ChaCha8Rng, e: &V<D>) -> V<D> {
+    if D == 2 {
+        return V::<D>::from_fn(|i, _| if i == 0 { -e[1] } else { e[0] });
+    }
+    let a = random::<D>(r, 1.0);
+    (a - e * a.dot(e)).normalize()
+}
+
+/// Point–edge pairs with the closest point at e₀, inside the edge and at e₁, at several
+/// fractions of d̂, and a vertex–vertex correction (negative weight), through the barrier's
+/// general path with its exact Hessian (SPEC.md §7): the distance's gradient and Hessian in
+/// each region of the segment, the book's and IPC's kernels. The solver's projected blocks are
+/// PSD, also for the negative correction.
+fn point_edge_barriers<const D: usize>() {
+    let mut r = rng();
+    let dhat = 0.01;
+    let length = 2.0 * dhat;
+    // (t along the edge, distance over d̂): beyond e₀ and e₁ the normal offset is set so that
+    // the distance is the one given (the point 0.2 L past the end).
+    let layout: [(f64, f64); 7] = [
+        (-0.2, 0.6),
+        (-0.2, 0.9),
+        (0.4, 0.2),
+        (0.4, 0.5),
+        (0.4, 0.8),
+        (1.2, 0.6),
+        (0.7, 1.5),
+    ];
+    let mut x = Vec::new();
+    let mut pairs = Vec::new();
+    for (k, &(t, s)) in layout.iter().enumerate() {
+        let e0 = random::<D>(&mut r, 1.0);
+        let dir = random::<D>(&mut r, 1.0).normalize();
+        let up = orthogonal(&mut r, &dir);
+        let along = if (0.0..=1.0).contains(&t) {
+            0.0
+        } else {
+            (t - t.clamp(0.0, 1.0)) * length
+        };
+        let height = ((s * dhat).powi(2) - along * along).sqrt();
+        x.push(e0 + dir * (t * length) + up * height);
+        x.push(e0);
+        x.push(e0 + dir * length);
+        pairs.push(PointEdge {
+            nodes: [3 * k, 3 * k + 1, 3 * k + 2],
+            vertex: k as u32,
+            edge: k as u32,
+            area: 0.05,
+            bodies: (0, 1),
+        });
+    }
+    let zeros = vec![V::<D>::zeros(); x.len()];
+    let step = state(&zeros, &zeros, 0.01);
+    // δ = 1e-6 d̂ = 5e-7 L: t moves by 5e-7, far from 0 and 1; the distance by 1e-6 d̂.
+    let delta = vec![1e-6 * dhat; x.len()];
+    for kind in [BarrierKind::Book, BarrierKind::Ipc] {
+        let params = BarrierParams {
+            dhat,
+            kappa: 1e5,
+            kind,
+        };
+        let term = BarrierPotential::with_candidates(params, pairs.clone(), &x);
+        assert_eq!(
+            term.active().len(),
+            6,
+            "{kind:?}: all but the last within d̂"
+        );
+        for (pair, &(_, s)) in pairs.iter().zip(&layout) {
+            let d = ContactPair::<D>::distance(pair, &x);
+            assert!((d - s * dhat).abs() < 1e-12, "{d} vs {}", s * dhat);
+        }
+        let exact = ExactBarrier(term.clone());
+        check_energy::<D>(&exact, &x, &step, &delta, &vec![0.0; x.len()]);
+        assert!(
+            min_relative_eigenvalue(&dense_hessian::<D>(&term, &x, &step, 1.0, false))
+                >= -PSD_REL_TOL
+        );
+    }
+    // Vertex–vertex corrections: a negative weight, at 0.3, 0.6 and 0.9 d̂.
+    let mut x = Vec::new();
+    let mut pairs = Vec::new();
+    for (k, s) in [0.3, 0.6, 0.9].iter().enumerate() {
+        let a = random::<D>(&mut r, 1.0);
+        x.push(a + random::<D>(&mut r, 1.0).normalize() * (s * dhat));
+        x.push(a);
+        pairs.push(VertexVertex {
+            nodes: [2 * k, 2 * k + 1],
+            vertices: [k as u32, k as u32 + 10],
+            area: -0.05,
+            bodies: (0, 1),
+        });
+    }
+    let zeros = vec![V::<D>::zeros(); x.len()];
+    let step = state(&zeros, &zeros, 0.01);
+    let params = BarrierParams {
+        dhat,
+        kappa: 1e5,
+        kind: BarrierKind::Ipc,
+    };
+    let term = BarrierPotential::with_candidates(params, pairs, &x);
+    assert!(term.value(&x, &step, 1.0) < 0.0, "a correction lowers E");
+    check_energy::<D>(
+        &ExactBarrier(term.clone()),
+        &x,
+        &step,
+        &vec![1e-6 * dhat; x.len()],
+        &vec![0.0; x.len()],
+    );
+    assert!(
+        min_relative_eigenvalue(&dense_hessian::<D>(&term, &x, &step, 1.0, false)) >= -PSD_REL_TOL
+    );
+}
+
+#[test]
+fn point_edge_and_vertex_vertex_barriers_in_every_region_in_2d_and_3d() {
+    point_edge_barriers::<2>();
+    point_edge_barriers::<3>();
+}
+
+/// Friction on point–edge pairs lagged by the stage's own code (`tangential::lag`: λ, the
+/// frame at the closest points, weights 1, −(1 − t), −t), the point and both edge nodes
+/// moving: exact Hessian against finite differences, sticking, in the transition and sliding
+/// (relative speeds 0.4, 1.5 and 6 ε_v), with μ_s > μ_k, in 2D and 3D.
+fn point_edge_friction<const D: usize>() {
+    let mut r = rng();
+    let (dhat, eps_v, h) = (0.01, 1e-3, 0.01);
+    let mut x_n = Vec::new();
+    let mut pairs = Vec::new();
+    for (k, t) in [0.3, 0.55, 0.8].iter().enumerate() {
+        let e0 = random::<D>(&mut r, 1.0);
+        let dir = random::<D>(&mut r, 1.0).normalize();
+        let up = orthogonal(&mut r, &dir);
+        x_n.push(e0 + dir * (t * 0.05) + up * (0.4 * dhat));
+        x_n.push(e0);
+        x_n.push(e0 + dir * 0.05);
+        pairs.push(PointEdge {
+            nodes: [3 * k, 3 * k + 1, 3 * k + 2],
+            vertex: k as u32,
+            edge: k as u32,
+            area: 0.05,
+            bodies: (0, 1),
+        });
+    }
+    let barrier = BarrierParams {
+        dhat,
+        kappa: 1e5,
+        kind: BarrierKind::Book,
+    };
+    let table = FrictionTable::uniform(Coefficients {
+        mu_static: 0.5,
+        mu_kinetic: 0.3,
+    });
+    let (mut collisions, mut stencils) = (Vec::new(), Vec::new());
+    tangential::lag(
+        &pairs,
+        &x_n,
+        &barrier,
+        &table,
+        &mut collisions,
+        &mut stencils,
+    );
+    assert_eq!(collisions.len(), 3);
+    // Relative tangential speeds 0.4, 1.5 and 6 ε_v (the point moves, the edge nodes move too
+    // along a random common velocity plus a spin that the weights must account for).
+    let mut x = x_n.clone();
+    for (k, s) in [0.4, 1.5, 6.0].iter().enumerate() {
+        let c = &collisions[k];
+        let tangent = c.frame.basis.column(0).into_owned();
+        let common = random::<D>(&mut r, 0.01);
+        for j in 0..3 {
+            x[3 * k + j] += common * h;
+        }
+        x[3 * k] += tangent * (s * eps_v * h);
+    }
+    let term = FrictionPotential::with_collisions(
+        FrictionParams {
+            eps_v,
+            projection: Projection::None,
+            stick_filter: false,
+        },
+        3,
+        collisions,
+    );
+    let zeros = vec![V::<D>::zeros(); x.len()];
+    let step = state(&zeros, &x_n, h);
+    // δ moves the relative speed by δ/h = 1e-4 ε_v·0.4: away from the kinks at ε_v and 2ε_v.
+    let delta = vec![4e-5 * eps_v * h; x.len()];
+    let lambda = -barrier.first(0.4 * dhat, 0.05);
+    let floor = vec![0.5 * lambda / h / eps_v; x.len()];
+    check_energy::<D>(&term, &x, &step, &delta, &floor);
+}
+
+#[test]
+fn point_edge_friction_sticking_in_transition_and_sliding_in_2d_and_3d() {
+    point_edge_friction::<2>();
+    point_edge_friction::<3>();
+}
+
 fn friction<const D: usize>() {
     let mut r = rng();
     let normal = slope_normal::<D>();
@@ -655,6 +857,7 @@ fn friction<const D: usize>() {
                 },
                 normal_force: lambda,
                 coefficients: mu,
+                bodies: (0, 1),
             })
             .collect();
         let of = |projection| {
@@ -992,7 +1195,7 @@ fn assembled_gradient_and_hessian_of_a_tetrahedron_in_3d() {
         },
         table,
     );
-    stage.add_half_spaces(surface, &[HalfSpace::new(normal, V::<3>::zeros())]);
+    stage.add_half_spaces(surface, &[(HalfSpace::new(normal, V::<3>::zeros()), 1)]);
     b.set_contact(stage);
     b.add_driver(Box::new(LinearMotion::new(
         "apex",

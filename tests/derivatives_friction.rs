@@ -63,6 +63,7 @@ fn friction<const D: usize>(projection: Projection) -> FrictionPotential<D> {
         },
         normal_force: LAMBDA,
         coefficients: MU,
+        bodies: (0, 1),
     };
     FrictionPotential::with_collisions(
         FrictionParams {

@@ -88,6 +88,7 @@ impl StepContext {
                     },
                     normal_force: lambda,
                     coefficients: Coefficients::single(sc.mu),
+                    bodies: (0, 1),
                 })
             })
             .collect();

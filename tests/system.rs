@@ -66,7 +66,7 @@ fn floor_stage<const D: usize>(surface: ContactSurface, bodies: usize) -> Contac
     );
     let mut up = V::<D>::zeros();
     up[D - 1] = 1.0;
-    stage.add_half_spaces(surface, &[HalfSpace::new(up, V::<D>::zeros())]);
+    stage.add_half_spaces(surface, &[(HalfSpace::new(up, V::<D>::zeros()), bodies)]);
     stage
 }
 

@@ -129,7 +129,17 @@ pub fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputE
         writeln!(w, "{}", trajectory_header(&runner.scene).join(",")),
     )?;
     for row in &runner.rows {
-        let values: Vec<String> = trajectory_values(row).iter().map(f64::to_string).collect();
+        // A distance with nothing within the broad phase's reach is +∞: an empty cell.
+        let values: Vec<String> = trajectory_values(row)
+            .iter()
+            .map(|v| {
+                if v.is_finite() {
+                    v.to_string()
+                } else {
+                    String::new()
+                }
+            })
+            .collect();
         io(path, writeln!(w, "{}", values.join(",")))?;
     }
     io(path, w.flush())
@@ -221,6 +231,30 @@ pub fn scene_table(s: &SceneSummary) -> String {
         t.push_str(&format!(
             "\nbreakaway (SPEC.md §8): {meas}; analytic mu_s N = {:.4} N{when}\n",
             a.force_n
+        ));
+    }
+    if let (Some(m), Some(a)) = (&s.stack, &s.stack_analytic) {
+        let rel = |m: f64, a: f64| {
+            if a == 0.0 {
+                String::new()
+            } else {
+                format!("  ({:+.2} %)", 100.0 * (m / a - 1.0))
+            }
+        };
+        let state = |slips: bool| if slips { "slips" } else { "sticks" };
+        t.push_str(&format!(
+            "\nstacked blocks (SPEC.md §8)     measured      analytic\n  {:<28} {:>10.4} {:>13.4} m/s^2{}\n  {:<28} {:>10.4} {:>13.4} m/s^2{}\n  {:<28} {:>10} {:>13}\n  (accelerations along the ground over the run's second half)\n",
+            "lower block",
+            m.lower_m_per_s2,
+            a.lower_m_per_s2,
+            rel(m.lower_m_per_s2, a.lower_m_per_s2),
+            "upper block",
+            m.upper_m_per_s2,
+            a.upper_m_per_s2,
+            rel(m.upper_m_per_s2, a.upper_m_per_s2),
+            "upper block on the lower",
+            state(m.upper_slips),
+            state(a.upper_slips),
         ));
     }
     t

@@ -19,8 +19,11 @@
 //!   every iterate and before every line search.
 //! * [`obstacles`], [`surface`], [`friction_table`]: what pairs are made from.
 
+pub mod broad_phase;
 pub mod candidates;
+pub mod ccd;
 pub mod collisions;
+pub mod distance;
 pub mod friction_table;
 pub mod obstacles;
 pub mod pair;
@@ -34,5 +37,5 @@ pub use obstacles::half_space::HalfSpace;
 pub use pair::{ContactPair, MAX_STENCIL, TangentBasis, TangentFrame};
 pub use potentials::barrier::{BarrierKind, BarrierParams};
 pub use potentials::friction::FrictionParams;
-pub use stage::{ContactPoint, ContactStage};
+pub use stage::{ContactPoint, ContactStage, PairDistance};
 pub use surface::ContactSurface;

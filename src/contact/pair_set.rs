@@ -28,6 +28,23 @@ pub struct ContactPoint<const D: usize> {
     pub slip: Vector<D>,
     /// The friction force on the relative motion (on node j: βⱼ times it), N.
     pub friction_force: Vector<D>,
+    /// The two bodies or obstacles it is between, as the friction table numbers them (the
+    /// stencil's first node is the first's).
+    pub bodies: (usize, usize),
+}
+
+/// One pair of the last broad phase at an x, as the outputs see it: its distance, and its
+/// barrier's normal force where it is within d̂.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairDistance<const D: usize> {
+    /// The two bodies or obstacles, as the friction table numbers them.
+    pub bodies: (usize, usize),
+    /// The distance, m.
+    pub distance: f64,
+    /// The unit normal at the closest points, from the second towards the first.
+    pub normal: Vector<D>,
+    /// The barrier's normal force −∂b/∂d, N (zero at or beyond d̂).
+    pub normal_force: f64,
 }
 
 /// One pair type's candidates, collisions and potentials.
@@ -62,6 +79,9 @@ pub trait PairSet<const D: usize>: Send + Sync {
 
     /// Every lagged friction contact at `x`, appended to `out`.
     fn contacts(&self, x: &[Vector<D>], step: &StepState<D>, out: &mut Vec<ContactPoint<D>>);
+
+    /// Every candidate of the last broad phase at `x`, appended to `out`.
+    fn distances(&self, x: &[Vector<D>], out: &mut Vec<PairDistance<D>>);
 }
 
 /// The stages of pair type `S::Pair` with its broad phase `S`.
@@ -130,7 +150,7 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
     }
 
     fn min_distance(&self, x: &[Vector<D>]) -> f64 {
-        self.source.min_distance(x)
+        self.source.min_distance(x, self.barrier.candidates())
     }
 
     fn barrier(&self) -> &dyn Energy<D> {
@@ -156,6 +176,20 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
                 mu,
                 slip: c.frame.basis * u,
                 friction_force: self.friction.force(c, x, step),
+                bodies: c.bodies,
+            });
+        }
+    }
+
+    fn distances(&self, x: &[Vector<D>], out: &mut Vec<PairDistance<D>>) {
+        let params = self.barrier.params();
+        for pair in self.barrier.candidates() {
+            let distance = pair.distance(x);
+            out.push(PairDistance {
+                bodies: pair.bodies(),
+                distance,
+                normal: pair.frame(x).normal,
+                normal_force: -params.first(distance, pair.area()),
             });
         }
     }

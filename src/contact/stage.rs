@@ -12,13 +12,15 @@
 //!    [`ContactStage::accept_relag`].
 
 use crate::contact::candidates::plane_vertex::PlaneVertexSource;
+use crate::contact::candidates::point_edge::PointEdgeSource;
+use crate::contact::candidates::vertex_vertex::VertexVertexSource;
 use crate::contact::pair_set::{PairSet, Pairs};
 use crate::contact::potentials::barrier::BarrierParams;
 use crate::contact::potentials::friction::FrictionParams;
 use crate::contact::{ContactSurface, FrictionTable, HalfSpace};
 use crate::energy::{Energy, StepState, Vector};
 
-pub use crate::contact::pair_set::ContactPoint;
+pub use crate::contact::pair_set::{ContactPoint, PairDistance};
 
 /// The contact stage.
 pub struct ContactStage<const D: usize> {
@@ -26,8 +28,6 @@ pub struct ContactStage<const D: usize> {
     friction: FrictionParams,
     table: FrictionTable,
     sets: Vec<Box<dyn PairSet<D>>>,
-    /// Obstacles numbered so far (the friction table numbers them after the bodies).
-    obstacles: usize,
 }
 
 impl<const D: usize> ContactStage<D> {
@@ -39,24 +39,35 @@ impl<const D: usize> ContactStage<D> {
             friction,
             table,
             sets: Vec::new(),
-            obstacles: 0,
         }
     }
 
     /// Node × half-space pairs between every vertex of `surface` and every half-space of
-    /// `half_spaces` (the next obstacles in the friction table's numbering).
-    pub fn add_half_spaces(&mut self, surface: ContactSurface, half_spaces: &[HalfSpace<D>]) {
-        let numbered = half_spaces
-            .iter()
-            .map(|h| {
-                let number = self.table.obstacle(self.obstacles);
-                self.obstacles += 1;
-                (*h, number)
-            })
-            .collect::<Vec<_>>();
-        let source = PlaneVertexSource::new(&surface, &numbered);
+    /// `half_spaces`, each with its number in the friction table (`FrictionTable::obstacle`).
+    pub fn add_half_spaces(
+        &mut self,
+        surface: ContactSurface,
+        half_spaces: &[(HalfSpace<D>, usize)],
+    ) {
+        let source = PlaneVertexSource::new(&surface, half_spaces);
         self.sets
             .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
+    }
+
+    /// Point–edge pairs (SPEC.md §7) between the boundary vertices and edges of `surface`'s
+    /// different bodies, with their vertex–vertex corrections
+    /// (`contact::candidates::vertex_vertex`); the vertices and edges of obstacles (numbered
+    /// from the friction table's `bodies` on) never pair with each other.
+    pub fn add_point_edges(&mut self, surface: ContactSurface) {
+        let source = PointEdgeSource::new(&surface, self.table.bodies);
+        self.sets
+            .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
+        let corrections = VertexVertexSource::new(&surface, self.table.bodies);
+        self.sets.push(Box::new(Pairs::new(
+            corrections,
+            self.barrier,
+            self.friction,
+        )));
     }
 
     /// The friction table.
@@ -144,6 +155,15 @@ impl<const D: usize> ContactStage<D> {
         out.clear();
         for set in &self.sets {
             set.contacts(x, step, out);
+        }
+    }
+
+    /// Every pair of the last broad phase at `x` into `out` (cleared first): every pair closer
+    /// than d̂ at `x` when the broad phase's path reached `x`.
+    pub fn distances(&self, x: &[Vector<D>], out: &mut Vec<PairDistance<D>>) {
+        out.clear();
+        for set in &self.sets {
+            set.distances(x, out);
         }
     }
 }

@@ -158,6 +158,15 @@ impl<const D: usize> SystemBuilder<D> {
         start..start + x0.len()
     }
 
+    /// Appends nodes at `x0` (m) that a driver will hold (an obstacle made of nodes): at rest,
+    /// with a unit mass that nothing uses (their degrees of freedom are eliminated from the
+    /// linear system, and their inertia term is zero where they are held). The caller adds the
+    /// driver ([`crate::solver::driver::LinearMotion::fixed`]); returns their indices.
+    pub fn add_fixed_nodes(&mut self, x0: &[Vector<D>]) -> Range<usize> {
+        let zeros = vec![Vector::<D>::zeros(); x0.len()];
+        self.add_nodes(x0, &zeros, &vec![1.0; x0.len()])
+    }
+
     /// The masses of the nodes added so far, kg.
     pub fn masses(&self) -> &[f64] {
         &self.system.mass

@@ -5,6 +5,8 @@
 //! (and, in a step's line search, every pair the step filter must bound).
 
 pub mod plane_vertex;
+pub mod point_edge;
+pub mod vertex_vertex;
 
 use crate::contact::ContactPair;
 use crate::energy::Vector;
@@ -18,7 +20,7 @@ pub trait CandidateSource<const D: usize>: Send + Sync {
     /// `x0` to `x1` (m; `None`: at `x0` alone), into `out` (cleared first), in the order of
     /// [`ContactPair::key`].
     fn candidates(
-        &self,
+        &mut self,
         x0: &[Vector<D>],
         x1: Option<&[Vector<D>]>,
         dhat: f64,
@@ -27,5 +29,8 @@ pub trait CandidateSource<const D: usize>: Send + Sync {
 
     /// The smallest distance of any pair of this type at `x`, m (+∞ when there is none): the
     /// step invariant (it must stay positive) and the trajectory's `min_distance`.
-    fn min_distance(&self, x: &[Vector<D>]) -> f64;
+    /// `candidates` are the last broad phase's, whose path reached `x`: a type whose broad
+    /// phase is not exhaustive takes the minimum over them (every pair closer than d̂ at `x` is
+    /// among them).
+    fn min_distance(&self, x: &[Vector<D>], candidates: &[Self::Pair]) -> f64;
 }

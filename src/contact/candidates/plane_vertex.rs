@@ -118,7 +118,7 @@ impl<const D: usize> CandidateSource<D> for PlaneVertexSource<D> {
 
     /// The pairs with min(d(x⁰), d(x¹)) < d̂, vertex-major.
     fn candidates(
-        &self,
+        &mut self,
         x0: &[Vector<D>],
         x1: Option<&[Vector<D>]>,
         dhat: f64,
@@ -138,7 +138,8 @@ impl<const D: usize> CandidateSource<D> for PlaneVertexSource<D> {
         }
     }
 
-    fn min_distance(&self, x: &[Vector<D>]) -> f64 {
+    /// Exact over every pair (the list is every vertex against every half-space).
+    fn min_distance(&self, x: &[Vector<D>], _candidates: &[PlaneVertex<D>]) -> f64 {
         let mut min = f64::INFINITY;
         for pair in &self.pairs {
             let d = pair.distance(x);
@@ -169,7 +170,7 @@ mod tests {
     /// its far end (node 2 crossing the floor), in vertex-major order; a NaN is listed.
     #[test]
     fn candidates_are_the_pairs_within_dhat_at_either_end() {
-        let s = source();
+        let mut s = source();
         let x0 = [
             Vec2::new(0.0, 0.005),
             Vec2::new(-0.995, 0.5),
@@ -190,8 +191,8 @@ mod tests {
         x_nan[3].x = f64::NAN;
         s.candidates(&x_nan, None, 0.01, &mut out);
         assert!(out.iter().any(|p| p.node == 3 && p.plane == 1));
-        assert!(s.min_distance(&x_nan).is_nan());
-        assert!((s.min_distance(&x0) - 0.005).abs() < 1e-15);
+        assert!(s.min_distance(&x_nan, &[]).is_nan());
+        assert!((s.min_distance(&x0, &[]) - 0.005).abs() < 1e-15);
     }
 
     /// The CCD stops a node moving into the floor at `fraction` of its distance, and sets no

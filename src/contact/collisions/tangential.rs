@@ -1,7 +1,8 @@
 //! Tangential collisions: friction's pairs, lagged (SPEC.md §2 semi-implicit, §6 implicit, §7).
 //!
 //! Made at xⁿ from every candidate active there: λ = −∂b/∂d at xⁿ (the barrier's normal force,
-//! N, positive inside d̂), the tangent frame at xⁿ ([`crate::contact::TangentFrame`]) and the
+//! N, positive inside d̂; negative for a pair of negative barrier weight, a vertex–vertex
+//! correction), the tangent frame at xⁿ ([`crate::contact::TangentFrame`]) and the
 //! coefficients of the pair's two bodies from the friction table. A pair with μ_s = μ_k = 0
 //! makes none. Friction then holds μλ fixed through the step's Newton iterations; implicit
 //! lagging makes them again at the converged x until λ agrees (`solver::newton`).
@@ -24,6 +25,8 @@ pub struct TangentialCollision<const D: usize> {
     pub normal_force: f64,
     /// The pair's μ_s and μ_k.
     pub coefficients: Coefficients,
+    /// The two bodies or obstacles the pair is between ([`ContactPair::bodies`]).
+    pub bodies: (usize, usize),
 }
 
 impl<const D: usize> TangentialCollision<D> {
@@ -75,7 +78,9 @@ pub fn lag<const D: usize, P: ContactPair<D>>(
         let normal_force = -barrier.first(d, pair.area());
         let (a, b) = pair.bodies();
         let coefficients = table.get(a, b);
-        if normal_force <= 0.0 || normal_force.is_nan() || coefficients.is_zero() {
+        // Negative for a correction pair (negative barrier weight), which corrects friction
+        // alike; zero where the barrier exerts nothing.
+        if normal_force == 0.0 || normal_force.is_nan() || coefficients.is_zero() {
             continue;
         }
         let nodes = pair.nodes();
@@ -85,6 +90,7 @@ pub fn lag<const D: usize, P: ContactPair<D>>(
             frame: pair.frame(x),
             normal_force,
             coefficients,
+            bodies: (a, b),
         });
         stencils.extend_from_slice(&nodes[..P::NODES]);
     }
@@ -143,6 +149,7 @@ mod tests {
             },
             normal_force,
             coefficients: Coefficients::single(0.1),
+            bodies: (0, 1),
         }
     }
 

@@ -250,6 +250,11 @@ impl<const D: usize> FrictionPotential<D> {
     ) {
         let n = D * self.nodes;
         for (c, out) in self.collisions.iter().zip(out.chunks_exact_mut(n * n)) {
+            if project && c.normal_force < 0.0 {
+                // A correction pair's block is negative semi-definite: its projection is zero.
+                out.fill(0.0);
+                continue;
+            }
             let u = self.tangential_velocity(c, x, step);
             let (k, s) = c.bounds();
             let (inner, factor) = tangent_hessian(&u, k, s, self.params.eps_v);
@@ -353,6 +358,7 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
         let width = self.params.eps_v * step.h;
         self.collisions
             .iter()
+            .filter(|c| c.normal_force > 0.0)
             .map(|c| stick_zone_max_step(c, self.nodes, x, p, step.x_n, step.h, width))
             .fold(f64::INFINITY, f64::min)
     }
@@ -430,6 +436,7 @@ mod tests {
             },
             normal_force: 100.0,
             coefficients: Coefficients::single(0.1),
+            bodies: (0, 1),
         }
     }
 

@@ -8,6 +8,8 @@
 //! do not yet meet each other (no body–body pair type), so a scene whose bodies start closer
 //! than d̂ or overlapping is refused.
 
+mod clearance;
+pub mod geometry;
 pub mod schema;
 pub mod system;
 
@@ -23,9 +25,7 @@ use crate::scene::bodies::rectangle::rectangle;
 use crate::scene::bodies::square::square;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
-use crate::scene::slope::{
-    MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_NODES, MAX_STEPS, MIN_START_CLEARANCE_OF_DHAT,
-};
+use crate::scene::slope::{MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_NODES, MAX_STEPS};
 use crate::scene::{CaseKind, Mesh};
 use crate::solver::{InitialGuess, Lagging};
 
@@ -94,13 +94,42 @@ pub struct DriverSpec {
     pub kind: DriverKind,
 }
 
+/// An obstacle's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObstacleShape {
+    /// A half-space with a surface velocity (a belt when it is not zero).
+    HalfSpace(HalfSpace<2>),
+    /// A static polyline: its vertices, m, and each vertex's contact area, m.
+    Polyline {
+        /// The vertices in order.
+        points: Vec<Vec2>,
+        /// The contact area of every vertex, m.
+        contact_area: Vec<f64>,
+    },
+}
+
 /// An obstacle of the scene.
 #[derive(Clone, Debug)]
 pub struct ObstacleSpec {
     /// Its name.
     pub name: String,
-    /// The half-space.
-    pub half_space: HalfSpace<2>,
+    /// Its shape.
+    pub shape: ObstacleShape,
+}
+
+impl ObstacleSpec {
+    /// The half-space, if the obstacle is one.
+    pub fn half_space(&self) -> Option<&HalfSpace<2>> {
+        match &self.shape {
+            ObstacleShape::HalfSpace(h) => Some(h),
+            ObstacleShape::Polyline { .. } => None,
+        }
+    }
+
+    /// The velocity of its surface, m/s (zero for a polyline).
+    pub fn surface_velocity(&self) -> Vec2 {
+        self.half_space().map_or(Vec2::zeros(), |h| h.velocity)
+    }
 }
 
 /// A validated scene: everything its system needs, in SI units.
@@ -328,7 +357,8 @@ impl MultibodyScene {
             kappa: f.barrier.kappa,
             kind: f.barrier.kind,
         };
-        v.clearances(&bodies, &obstacles, barrier.dhat)?;
+        let geometry = geometry::geometry(&bodies, &obstacles);
+        v.clearances(&bodies, &obstacles, &geometry, barrier.dhat)?;
         Ok(MultibodyScene {
             name: f.name.clone(),
             source: path.map(Path::to_path_buf),
@@ -515,9 +545,100 @@ impl Validator<'_> {
 
     fn obstacle(&self, name: &str, o: &schema::ObstacleSection) -> Result<ObstacleSpec, CaseError> {
         let key = |k: &str| format!("obstacles.{name}.{k}");
-        if o.kind != "half_space" {
-            return Err(self.invalid(&key("type"), "must be \"half_space\"", &o.kind));
-        }
+        let not_for = |keys: &[(&str, bool)], kind: &str| -> Result<(), CaseError> {
+            match keys.iter().find(|(_, given)| *given) {
+                Some((k, _)) => Err(self.invalid(
+                    &key(k),
+                    &format!("does not apply to type = \"{kind}\""),
+                    "given",
+                )),
+                None => Ok(()),
+            }
+        };
+        let shape = match o.kind.as_str() {
+            "half_space" => {
+                not_for(
+                    &[
+                        ("points", o.points.is_some()),
+                        ("contact_area", o.contact_area.is_some()),
+                    ],
+                    "half_space",
+                )?;
+                ObstacleShape::HalfSpace(self.half_space(name, o)?)
+            }
+            "polyline" => {
+                not_for(
+                    &[
+                        ("normal", o.normal.is_some()),
+                        ("angle_deg", o.angle_deg.is_some()),
+                        ("point", o.point.is_some()),
+                        ("velocity", o.velocity.is_some()),
+                    ],
+                    "polyline",
+                )?;
+                let points = o
+                    .points
+                    .as_ref()
+                    .ok_or_else(|| self.invalid(&key("points"), "missing", "nothing"))?;
+                if points.len() < 2 {
+                    return Err(self.invalid(
+                        &key("points"),
+                        "a polyline needs at least two points",
+                        points.len(),
+                    ));
+                }
+                let mut p = Vec::with_capacity(points.len());
+                for (i, q) in points.iter().enumerate() {
+                    self.finite2(&format!("obstacles.{name}.points[{i}]"), *q)?;
+                    p.push(Vector2::from(*q));
+                }
+                for i in 1..p.len() {
+                    let length = (p[i] - p[i - 1]).norm();
+                    if !(length > 0.0 && length.is_finite()) {
+                        return Err(self.invalid(
+                            &format!("obstacles.{name}.points[{i}]"),
+                            "consecutive points of a polyline must differ (and be a finite distance apart)",
+                            format!("{:?}", points[i]),
+                        ));
+                    }
+                }
+                if let Some(a) = o.contact_area {
+                    self.positive(&key("contact_area"), a)?;
+                }
+                let contact_area = (0..p.len())
+                    .map(|i| {
+                        o.contact_area.unwrap_or_else(|| {
+                            let before = if i > 0 { (p[i] - p[i - 1]).norm() } else { 0.0 };
+                            let after = p.get(i + 1).map_or(0.0, |q| (q - p[i]).norm());
+                            0.5 * (before + after)
+                        })
+                    })
+                    .collect();
+                ObstacleShape::Polyline {
+                    points: p,
+                    contact_area,
+                }
+            }
+            other => {
+                return Err(self.invalid(
+                    &key("type"),
+                    "must be \"half_space\" or \"polyline\"",
+                    other,
+                ));
+            }
+        };
+        Ok(ObstacleSpec {
+            name: name.to_string(),
+            shape,
+        })
+    }
+
+    fn half_space(
+        &self,
+        name: &str,
+        o: &schema::ObstacleSection,
+    ) -> Result<HalfSpace<2>, CaseError> {
+        let key = |k: &str| format!("obstacles.{name}.{k}");
         let normal = match (o.normal, o.angle_deg) {
             (Some(n), None) => {
                 self.finite2(&key("normal"), n)?;
@@ -554,7 +675,10 @@ impl Validator<'_> {
                 ));
             }
         };
-        self.finite2(&key("point"), o.point)?;
+        let point = o
+            .point
+            .ok_or_else(|| self.invalid(&key("point"), "missing", "nothing"))?;
+        self.finite2(&key("point"), point)?;
         let velocity = o.velocity.unwrap_or([0.0; 2]);
         self.finite2(&key("velocity"), velocity)?;
         let velocity = Vector2::from(velocity);
@@ -565,13 +689,10 @@ impl Validator<'_> {
                 format!("{:?}", velocity.as_slice()),
             ));
         }
-        Ok(ObstacleSpec {
-            name: name.to_string(),
-            half_space: HalfSpace {
-                normal,
-                point: Vector2::from(o.point),
-                velocity,
-            },
+        Ok(HalfSpace {
+            normal,
+            point: Vector2::from(point),
+            velocity,
         })
     }
 
@@ -686,57 +807,5 @@ impl Validator<'_> {
             nodes,
             kind,
         })
-    }
-
-    /// Every node clear of every half-space by `MIN_START_CLEARANCE_OF_DHAT` d̂, and no two
-    /// bodies closer than d̂ or overlapping (bodies do not meet each other in this version, so
-    /// they must start apart and the scene must keep them apart).
-    fn clearances(
-        &self,
-        bodies: &[BodySpec],
-        obstacles: &[ObstacleSpec],
-        dhat: f64,
-    ) -> Result<(), CaseError> {
-        let clearance = MIN_START_CLEARANCE_OF_DHAT * dhat;
-        for b in bodies {
-            for o in obstacles {
-                for (i, x) in b.mesh.x0.iter().enumerate() {
-                    let d = o.half_space.distance(x);
-                    if d < clearance || d.is_nan() {
-                        return Err(self.invalid(
-                            &format!("bodies.{}.centre", b.name),
-                            &format!(
-                                "every node must start at least {clearance:e} m (1e-3 barrier.dhat) outside obstacle `{}`",
-                                o.name
-                            ),
-                            format!("node {i} at signed distance {d:e} m"),
-                        ));
-                    }
-                }
-            }
-        }
-        for (i, a) in bodies.iter().enumerate() {
-            for b in &bodies[i + 1..] {
-                for (p, q) in [(a, b), (b, a)] {
-                    let boundary = q.mesh.boundary_edges();
-                    if let Some(k) = p
-                        .mesh
-                        .x0
-                        .iter()
-                        .position(|x| q.mesh.contains_or_near(&boundary, x, dhat))
-                    {
-                        return Err(self.invalid(
-                            &format!("bodies.{}.centre", b.name),
-                            &format!(
-                                "bodies `{}` and `{}` must start more than barrier.dhat = {dhat} m apart (bodies do not meet each other in this version)",
-                                a.name, b.name
-                            ),
-                            format!("node {k} of `{}` is inside or within d_hat of `{}`", p.name, q.name),
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 }

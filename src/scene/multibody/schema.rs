@@ -68,34 +68,45 @@ fn default_material() -> String {
 }
 
 /// `[obstacles.NAME]`: a half-space n·(x − o) ≥ 0 (the normal as a vector or by the slope's
-/// angle, exactly one) with an optional surface velocity (a conveyor belt).
+/// angle, exactly one) with an optional surface velocity (a conveyor belt), or a static
+/// polyline (a ramp, a step, a trough) that bodies touch on either side.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ObstacleSection {
-    /// `"half_space"`.
+    /// `"half_space"` or `"polyline"`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// Outward normal (normalised on load).
+    /// Outward normal of a half-space (normalised on load).
     #[serde(
         default,
         deserialize_with = "exactly_two_opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub normal: Option<[f64; 2]>,
-    /// The surface's angle θ to the horizontal, degrees, in [0, 90): normal (sin θ, cos θ),
+    /// A half-space's angle θ to the horizontal, degrees, in [0, 90): normal (sin θ, cos θ),
     /// descending towards +x.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub angle_deg: Option<f64>,
-    /// A point on the surface, m.
-    #[serde(deserialize_with = "exactly_two")]
-    pub point: [f64; 2],
-    /// The velocity of the surface (a belt), m/s, along it (default 0).
+    /// A point on a half-space's surface, m.
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub point: Option<[f64; 2]>,
+    /// The velocity of a half-space's surface (a belt), m/s, along it (default 0).
     #[serde(
         default,
         deserialize_with = "exactly_two_opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub velocity: Option<[f64; 2]>,
+    /// A polyline's vertices in order, m: at least two, consecutive ones distinct.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Vec<[f64; 2]>>,
+    /// A polyline vertex's contact area, m (default: half the length of its segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_area: Option<f64>,
 }
 
 /// `[drivers.NAME]`: a spring from a body's node set to an anchor, a prescribed motion of a node

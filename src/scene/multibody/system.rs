@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use super::geometry::geometry;
 use super::{DriverKind, MultibodyScene};
 use crate::contact::{ContactStage, ContactSurface, FrictionParams, FrictionTable};
 use crate::energy::anchor_spring::AnchorSpring;
@@ -18,6 +19,8 @@ use crate::solver::{SolverSettings, System, SystemBuilder};
 pub struct SceneLayout {
     /// Every body's nodes in the state vector.
     pub bodies: Vec<Range<usize>>,
+    /// Every polyline obstacle's nodes (held fixed), by obstacle index.
+    pub polylines: Vec<(usize, Range<usize>)>,
     /// Per driver (in the scene's order), how its force is found.
     pub drivers: Vec<DriverForce>,
 }
@@ -124,9 +127,30 @@ impl MultibodyScene {
             },
             table,
         );
-        if !self.obstacles.is_empty() {
-            let half_spaces: Vec<_> = self.obstacles.iter().map(|o| o.half_space).collect();
+        let half_spaces: Vec<_> = self
+            .obstacles
+            .iter()
+            .enumerate()
+            .filter_map(|(o, ob)| ob.half_space().map(|h| (*h, self.bodies.len() + o)))
+            .collect();
+        if !half_spaces.is_empty() {
             stage.add_half_spaces(surface, &half_spaces);
+        }
+        // Polylines: their vertices are nodes held fixed, so that one pair type (point–edge)
+        // serves body–body and body–polyline contact.
+        let geometry = geometry(&self.bodies, &self.obstacles);
+        for (o, range) in &geometry.polylines {
+            let points = &geometry.x0[range.clone()];
+            let nodes = builder.add_fixed_nodes(points);
+            debug_assert_eq!(nodes, *range);
+            builder.add_driver(Box::new(LinearMotion::fixed(
+                self.obstacles[*o].name.clone(),
+                nodes.collect(),
+                points.to_vec(),
+            )));
+        }
+        if self.bodies.len() > 1 || !geometry.polylines.is_empty() {
+            stage.add_point_edges(geometry.boundary);
         }
         builder.set_contact(stage);
         let system = builder
@@ -136,6 +160,7 @@ impl MultibodyScene {
             system,
             SceneLayout {
                 bodies: ranges,
+                polylines: geometry.polylines,
                 drivers,
             },
         )

@@ -73,7 +73,8 @@ impl Scene {
             },
             table,
         );
-        stage.add_half_spaces(surface, &[HalfSpace::new(self.normal, self.point)]);
+        let slope = stage.friction_table().obstacle(0);
+        stage.add_half_spaces(surface, &[(HalfSpace::new(self.normal, self.point), slope)]);
         builder.set_contact(stage);
         let system = builder
             .build()

@@ -3,12 +3,17 @@
 //! gives each body's verdict, and for a spring on a belt the stick–slip cycle, for a spring
 //! pulling a block its breakaway, each beside the closed form of SPEC.md §8.
 
+mod support;
+
 use std::time::Instant;
 
 use serde::Serialize;
 
+pub use support::Support;
+
+use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::Vec2;
-use crate::run::runner::{SolverTotals, downhill_tangent};
+use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::system::{DriverForce, SceneLayout};
 use crate::scene::multibody::{DriverKind, MultibodyScene};
@@ -111,6 +116,19 @@ pub struct Breakaway {
     pub force_n: f64,
 }
 
+/// Two stacked blocks, the lower pulled by a constant force (SPEC.md §8): the accelerations
+/// along the ground, measured or in closed form.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StackAccelerations {
+    /// The lower block's, m/s².
+    pub lower_m_per_s2: f64,
+    /// The upper block's, m/s².
+    pub upper_m_per_s2: f64,
+    /// Whether the upper block slips on the lower (measured: its speed relative to the lower
+    /// one at the end above 2 ε_v).
+    pub upper_slips: bool,
+}
+
 /// A body in `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct BodySummary {
@@ -120,7 +138,8 @@ pub struct BodySummary {
     pub nodes: usize,
     /// Total mass, kg.
     pub mass_kg: f64,
-    /// The obstacle it rests on at the end (nearest), if any.
+    /// What it rests on at the end (the body or obstacle pressing on it hardest, else the
+    /// nearest half-space), if anything.
     pub support: Option<String>,
     /// Its verdict relative to its support's surface (SPEC.md §2's window).
     pub verdict: Verdict,
@@ -168,6 +187,11 @@ pub struct SceneSummary {
     pub breakaway: Option<Breakaway>,
     /// …and SPEC.md §8's (μ_s N).
     pub breakaway_analytic: Option<Breakaway>,
+    /// For a block pulled by a constant force with another resting on it: the accelerations
+    /// (least-squares slopes of the velocities along the ground over the run's second half).
+    pub stack: Option<StackAccelerations>,
+    /// …and SPEC.md §8's.
+    pub stack_analytic: Option<StackAccelerations>,
     /// Solver statistics.
     pub solver: SolverTotals,
     /// Wall time of the run, s.
@@ -189,7 +213,8 @@ pub struct SceneRunner {
     steps: usize,
     angle0: Vec<f64>,
     started: Instant,
-    contacts: Vec<crate::contact::ContactPoint<2>>,
+    contacts: Vec<ContactPoint<2>>,
+    pairs: Vec<PairDistance<2>>,
 }
 
 impl SceneRunner {
@@ -225,6 +250,7 @@ impl SceneRunner {
             angle0,
             started: Instant::now(),
             contacts: Vec::new(),
+            pairs: Vec::new(),
         };
         let row = runner.row(0, 0.0);
         runner.totals.min_distance = row
@@ -249,15 +275,22 @@ impl SceneRunner {
     /// The row of the current state.
     fn row(&mut self, newton_iterations: usize, final_residual: f64) -> SceneRow {
         let mut contacts = std::mem::take(&mut self.contacts);
+        let mut pairs = std::mem::take(&mut self.pairs);
         self.sim.contacts(&mut contacts);
-        let row = self.row_with(&contacts, newton_iterations, final_residual);
+        match self.sim.contact() {
+            Some(c) => c.distances(&self.sim.x, &mut pairs),
+            None => pairs.clear(),
+        }
+        let row = self.row_with(&contacts, &pairs, newton_iterations, final_residual);
         self.contacts = contacts;
+        self.pairs = pairs;
         row
     }
 
     fn row_with(
         &self,
-        contacts: &[crate::contact::ContactPoint<2>],
+        contacts: &[ContactPoint<2>],
+        pairs: &[PairDistance<2>],
         newton_iterations: usize,
         final_residual: f64,
     ) -> SceneRow {
@@ -278,15 +311,21 @@ impl SceneRunner {
                     self.rows.last().map_or(0.0, |row| row.bodies[k].rotation) + self.angle0[k];
                 let angle =
                     verdict::unwrapped_angle(&sim.x[r.start + a], &sim.x[r.start + e], previous);
-                let min_distance = self
+                let to_half_spaces = self
                     .scene
                     .obstacles
                     .iter()
-                    .flat_map(|o| r.clone().map(move |i| o.half_space.distance(&sim.x[i])))
+                    .filter_map(|o| o.half_space())
+                    .flat_map(|h| r.clone().map(move |i| h.distance(&sim.x[i])))
                     .fold(f64::INFINITY, f64::min);
+                let min_distance = pairs
+                    .iter()
+                    .filter(|p| p.bodies.0 == k || p.bodies.1 == k)
+                    .map(|p| p.distance)
+                    .fold(to_half_spaces, f64::min);
                 let mine: Vec<f64> = contacts
                     .iter()
-                    .filter(|p| r.contains(&p.nodes[0]))
+                    .filter(|p| p.normal_force > 0.0 && (p.bodies.0 == k || p.bodies.1 == k))
                     .map(|p| p.slip.norm())
                     .collect();
                 let slip = if mine.is_empty() {
@@ -363,36 +402,17 @@ impl SceneRunner {
         Ok(())
     }
 
-    /// Body `k`'s support at the end: the nearest obstacle, if any (index).
-    fn support(&self, k: usize) -> Option<usize> {
-        let r = &self.layout.bodies[k];
-        let x = &self.sim.x;
-        self.scene
-            .obstacles
-            .iter()
-            .enumerate()
-            .map(|(o, ob)| {
-                let d = r
-                    .clone()
-                    .map(|i| ob.half_space.distance(&x[i]))
-                    .fold(f64::INFINITY, f64::min);
-                (o, d)
-            })
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(o, _)| o)
+    /// Body `k`'s support at the end ([`Support`]).
+    pub fn support(&self, k: usize) -> Option<Support> {
+        let mut pairs = Vec::new();
+        if let Some(c) = self.sim.contact() {
+            c.distances(&self.sim.x, &mut pairs);
+        }
+        Support::of(&self.scene, &self.layout, &self.sim.x, &pairs, k)
     }
-
-    /// The unit tangent along body `k`'s support (downhill, or the normal turned clockwise on a
-    /// level one) and the support's surface velocity along it, m/s.
-    fn tangent(&self, support: usize) -> (Vec2, f64) {
-        let hs = &self.scene.obstacles[support].half_space;
-        let t = downhill_tangent(&hs.normal, &self.scene.gravity);
-        (t, hs.velocity.dot(&t))
-    }
-
     /// Body `k`'s verdict relative to its support (SPEC.md §2's window; the displacement along
-    /// the support, oriented along the last window's motion).
-    fn body_verdict(&self, k: usize) -> Verdict {
+    /// the support, relative to it, oriented along the last window's motion).
+    fn body_verdict(&self, k: usize, support: Option<&Support>) -> Verdict {
         let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let rotation: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].rotation).collect();
         let dhat = self.scene.barrier.dhat;
@@ -401,13 +421,19 @@ impl SceneRunner {
             .iter()
             .map(|r| r.bodies[k].min_distance < dhat)
             .collect();
-        let mut relative: Vec<f64> = match self.support(k) {
+        let mut relative: Vec<f64> = match support {
             Some(s) => {
-                let (t, vs) = self.tangent(s);
-                let c0 = Vec2::new(self.rows[0].bodies[k].x, self.rows[0].bodies[k].y);
+                let at = |r: &SceneRow, b: usize| Vec2::new(r.bodies[b].x, r.bodies[b].y);
+                let first = &self.rows[0];
                 self.rows
                     .iter()
-                    .map(|r| (Vec2::new(r.bodies[k].x, r.bodies[k].y) - c0).dot(&t) - vs * r.t)
+                    .map(|r| {
+                        let mut moved = at(r, k) - at(first, k);
+                        if let Some(b) = s.body(&self.scene) {
+                            moved -= at(r, b) - at(first, b);
+                        }
+                        moved.dot(&s.tangent) - s.surface_speed * r.t
+                    })
                     .collect()
             }
             None => vec![0.0; self.rows.len()],
@@ -455,7 +481,7 @@ impl SceneRunner {
 
     /// The spring driver whose body rests on a moving surface with a fixed anchor (the belt
     /// oscillator), as (driver, body, support, stiffness).
-    fn belt_spring(&self) -> Option<(usize, usize, usize, f64)> {
+    fn belt_spring(&self) -> Option<(usize, usize, Support, f64)> {
         self.scene
             .drivers
             .iter()
@@ -467,16 +493,15 @@ impl SceneRunner {
                     ..
                 } if anchor_velocity == Vec2::zeros() => {
                     let s = self.support(d.body)?;
-                    (self.scene.obstacles[s].half_space.velocity != Vec2::zeros())
-                        .then_some((i, d.body, s, stiffness))
+                    (s.surface_speed != 0.0).then_some((i, d.body, s, stiffness))
                 }
                 _ => None,
             })
     }
 
-    /// The spring pulling a body off a fixed support with a moving anchor, as (driver, body,
+    /// The spring pulling a body over a fixed obstacle with a moving anchor, as (driver, body,
     /// support).
-    fn pulling_spring(&self) -> Option<(usize, usize, usize)> {
+    fn pulling_spring(&self) -> Option<(usize, usize, Support)> {
         self.scene
             .drivers
             .iter()
@@ -486,37 +511,40 @@ impl SceneRunner {
                     anchor_velocity, ..
                 } if anchor_velocity != Vec2::zeros() => {
                     let s = self.support(d.body)?;
-                    (self.scene.obstacles[s].half_space.velocity == Vec2::zeros())
+                    (s.body(&self.scene).is_none() && s.surface_speed == 0.0)
                         .then_some((i, d.body, s))
                 }
                 _ => None,
             })
     }
 
-    /// Body `k`'s mass, kg, and the normal load on `support`, N (m g·(−n)).
-    fn load(&self, k: usize, support: usize) -> (f64, f64) {
-        let m: f64 = self.sim.mass()[self.layout.bodies[k].clone()].iter().sum();
-        let n = self.scene.obstacles[support].half_space.normal;
-        (m, m * self.scene.gravity.dot(&-n))
+    /// Body `k`'s mass, kg, and its weight's component into `support`, N (m g·(−n)).
+    fn load(&self, k: usize, support: &Support) -> (f64, f64) {
+        let m = self.mass(k);
+        (m, m * self.scene.gravity.dot(&-support.normal))
     }
 
-    /// The coefficients between body `k` and obstacle `support`.
-    fn coefficients(&self, k: usize, support: usize) -> crate::contact::Coefficients {
+    /// Body `k`'s mass, kg.
+    fn mass(&self, k: usize) -> f64 {
+        self.sim.mass()[self.layout.bodies[k].clone()].iter().sum()
+    }
+
+    /// The coefficients between body `k` and `support`.
+    fn coefficients(&self, k: usize, support: &Support) -> crate::contact::Coefficients {
         self.sim
             .contact()
             .expect("a scene has a contact stage")
             .friction_table()
-            .get(k, self.scene.bodies.len() + support)
+            .get(k, support.member)
     }
 
     /// The measured and the analytic stick–slip cycle of the belt oscillator, if the scene has
     /// one (SPEC.md §8).
     pub fn stick_slip(&self) -> Option<(Option<MeasuredCycle>, StickSlipCycle)> {
         let (d, k, s, stiffness) = self.belt_spring()?;
-        let (m, n) = self.load(k, s);
-        let mu = self.coefficients(k, s);
-        let (_, belt) = self.tangent(s);
-        let v = belt.abs();
+        let (m, n) = self.load(k, &s);
+        let mu = self.coefficients(k, &s);
+        let v = s.surface_speed.abs();
         let a0 = (mu.mu_static - mu.mu_kinetic) * n / stiffness;
         let omega = (stiffness / m).sqrt();
         let alpha = (v / (omega * a0)).atan();
@@ -531,8 +559,7 @@ impl SceneRunner {
             period_s: t_stick + t_slip,
         };
         let (on, off) = self.slip_events(k);
-        let (t, _) = self.tangent(s);
-        let force = |i: usize| self.rows[i].drivers[d].dot(&t).abs();
+        let force = |i: usize| self.rows[i].drivers[d].dot(&s.tangent).abs();
         // Full cycles after the first slip: onset k, re-stick after it, the next onset.
         let mut cycles = Vec::new();
         for w in on.windows(2).skip(1) {
@@ -562,9 +589,9 @@ impl SceneRunner {
     /// The measured and the analytic breakaway of a block pulled by a spring (SPEC.md §8).
     pub fn breakaway(&self) -> Option<(Option<Breakaway>, Breakaway)> {
         let (d, k, s) = self.pulling_spring()?;
-        let (_, n) = self.load(k, s);
-        let mu = self.coefficients(k, s);
-        let (t, _) = self.tangent(s);
+        let (_, n) = self.load(k, &s);
+        let mu = self.coefficients(k, &s);
+        let t = s.tangent;
         let (on, _) = self.slip_events(k);
         let measured = on.first().map(|&i| Breakaway {
             time_s: Some(self.rows[i].t),
@@ -591,6 +618,83 @@ impl SceneRunner {
         ))
     }
 
+    /// Two stacked blocks, if the scene is that one (SPEC.md §8): a constant-force driver on a
+    /// body A resting on an obstacle, and a body B resting on A. Returns the measured and the
+    /// closed-form accelerations along the ground (the force's direction). With N₁ = (m₁ + m₂)
+    /// g_n on the ground (g_n = g·(−n)) and μ_g its kinetic coefficient: together,
+    /// a = (F − μ_g N₁)/(m₁ + m₂), while a ≤ μ_s g_n between the blocks; beyond, the upper
+    /// block slips at μ_k g_n and the lower accelerates at (F − μ_k m₂ g_n − μ_g N₁)/m₁. A
+    /// force below μ_s,g N₁ moves nothing.
+    pub fn stack(&self) -> Option<(StackAccelerations, StackAccelerations)> {
+        let (lower, ground, force) = self.scene.drivers.iter().find_map(|d| match d.kind {
+            DriverKind::Force { force } => {
+                let s = self.support(d.body)?;
+                s.body(&self.scene).is_none().then_some((d.body, s, force))
+            }
+            _ => None,
+        })?;
+        let upper = (0..self.scene.bodies.len()).find(|&k| {
+            k != lower
+                && self
+                    .support(k)
+                    .is_some_and(|s| s.body(&self.scene) == Some(lower))
+        })?;
+        let along = if force.dot(&ground.tangent) < 0.0 {
+            -ground.tangent
+        } else {
+            ground.tangent
+        };
+        let f = force.dot(&along);
+        let g_n = self.scene.gravity.dot(&-ground.normal);
+        let (m1, m2) = (self.mass(lower), self.mass(upper));
+        let mu_g = self.coefficients(lower, &ground);
+        let mu = self
+            .sim
+            .contact()
+            .expect("a scene has a contact stage")
+            .friction_table()
+            .get(lower, upper);
+        let n1 = (m1 + m2) * g_n;
+        let analytic = if f <= mu_g.mu_static * n1 {
+            StackAccelerations {
+                lower_m_per_s2: 0.0,
+                upper_m_per_s2: 0.0,
+                upper_slips: false,
+            }
+        } else {
+            let together = (f - mu_g.mu_kinetic * n1) / (m1 + m2);
+            if together <= mu.mu_static * g_n {
+                StackAccelerations {
+                    lower_m_per_s2: together,
+                    upper_m_per_s2: together,
+                    upper_slips: false,
+                }
+            } else {
+                StackAccelerations {
+                    lower_m_per_s2: (f - mu.mu_kinetic * m2 * g_n - mu_g.mu_kinetic * n1) / m1,
+                    upper_m_per_s2: mu.mu_kinetic * g_n,
+                    upper_slips: true,
+                }
+            }
+        };
+        let half = self.rows.len() / 2;
+        let slope = |k: usize| {
+            let pts: Vec<(f64, f64)> = self.rows[half..]
+                .iter()
+                .map(|r| (r.t, Vec2::new(r.bodies[k].vx, r.bodies[k].vy).dot(&along)))
+                .collect();
+            least_squares_slope(&pts)
+        };
+        let last = self.rows.last().expect("a runner has the row of t = 0");
+        let v = |k: usize| Vec2::new(last.bodies[k].vx, last.bodies[k].vy);
+        let measured = StackAccelerations {
+            lower_m_per_s2: slope(lower),
+            upper_m_per_s2: slope(upper),
+            upper_slips: (v(upper) - v(lower)).norm() > SLIP_SPEED_OVER_EPS_V * self.scene.eps_v,
+        };
+        Some((measured, analytic))
+    }
+
     /// The run's summary.
     pub fn summary(&self) -> SceneSummary {
         let sc = &self.scene;
@@ -599,12 +703,17 @@ impl SceneRunner {
             .bodies
             .iter()
             .enumerate()
-            .map(|(k, b)| BodySummary {
-                name: b.name.clone(),
-                nodes: b.mesh.len(),
-                mass_kg: self.sim.mass()[self.layout.bodies[k].clone()].iter().sum(),
-                support: self.support(k).map(|s| sc.obstacles[s].name.clone()),
-                verdict: self.body_verdict(k),
+            .map(|(k, b)| {
+                let support = self.support(k);
+                BodySummary {
+                    name: b.name.clone(),
+                    nodes: b.mesh.len(),
+                    mass_kg: self.mass(k),
+                    support: support
+                        .as_ref()
+                        .map(|s| sc.member_name(s.member).to_string()),
+                    verdict: self.body_verdict(k, support.as_ref()),
+                }
             })
             .collect();
         let drivers = sc
@@ -631,6 +740,10 @@ impl SceneRunner {
             Some((m, a)) => (m, Some(a)),
             None => (None, None),
         };
+        let (stack, stack_analytic) = match self.stack() {
+            Some((m, a)) => (Some(m), Some(a)),
+            None => (None, None),
+        };
         SceneSummary {
             case: sc.name.clone(),
             source: sc.source.as_ref().map(|p| p.display().to_string()),
@@ -640,7 +753,7 @@ impl SceneRunner {
             bodies,
             drivers,
             verdict_rule: format!(
-                "per body, relative to the obstacle it is nearest to (its surface velocity taken off), over the trailing {} s window: airborne if none of its nodes is within d_hat of an obstacle at any sample; tumbling if its left edge turned more than {:.0} degrees; stopped if its displacement along the surface is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
+                "per body, relative to what it rests on at the end (the body or obstacle pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if nothing is within d_hat of it at any sample; tumbling if its left edge turned more than {:.0} degrees; stopped if its displacement along the surface is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
                 verdict::WINDOW_S,
                 verdict::TUMBLING_ANGLE_RAD.to_degrees(),
                 verdict::STOPPED_DISPLACEMENT_M,
@@ -650,10 +763,25 @@ impl SceneRunner {
             stick_slip_cycle_analytic: cycle_analytic,
             breakaway,
             breakaway_analytic,
+            stack,
+            stack_analytic,
             solver: self.totals,
             wall_seconds: self.started.elapsed().as_secs_f64(),
         }
     }
+}
+
+/// The least-squares slope of y against x over `points` (0 for fewer than two distinct x).
+fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return 0.0;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx > 0.0 { sxy / sxx } else { 0.0 }
 }
 
 /// The columns of a scene's `trajectory.csv`, with units: `t_s`, per body `NAME.x_m`,

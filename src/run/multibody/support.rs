@@ -1,0 +1,95 @@
+//! What a body rests on (SPEC.md §8's references are relative to it): the body or obstacle
+//! whose contacts press on it hardest, with the contact's mean normal and the tangent along it.
+
+use std::ops::Range;
+
+use crate::contact::PairDistance;
+use crate::energy::Vec2;
+use crate::run::runner::downhill_tangent;
+use crate::scene::multibody::MultibodyScene;
+use crate::scene::multibody::system::SceneLayout;
+
+/// A body's support.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Support {
+    /// The body or obstacle, as the friction table numbers them (bodies, then obstacles).
+    pub member: usize,
+    /// The unit normal of the contact, from the support towards the body.
+    pub normal: Vec2,
+    /// The unit tangent along it: downhill, or the normal turned clockwise on a level support.
+    pub tangent: Vec2,
+    /// The support surface's own speed along the tangent (a belt), m/s.
+    pub surface_speed: f64,
+}
+
+impl Support {
+    /// Body `k`'s support at positions `x` from the contact stage's `pairs` there: the member
+    /// pressing on it with the largest total normal force, its normal the force-weighted mean
+    /// of those pairs' normals; with no force at all, the nearest half-space, if any.
+    pub fn of(
+        scene: &MultibodyScene,
+        layout: &SceneLayout,
+        x: &[Vec2],
+        pairs: &[PairDistance<2>],
+        k: usize,
+    ) -> Option<Support> {
+        let members = scene.bodies.len() + scene.obstacles.len();
+        let mut force = vec![0.0; members];
+        let mut normal = vec![Vec2::zeros(); members];
+        for p in pairs.iter().filter(|p| p.normal_force > 0.0) {
+            let (other, n) = match p.bodies {
+                (a, b) if a == k => (b, p.normal),
+                (a, b) if b == k => (a, -p.normal),
+                _ => continue,
+            };
+            force[other] += p.normal_force;
+            normal[other] += n * p.normal_force;
+        }
+        let pressing = (0..members)
+            .filter(|&m| force[m] > 0.0)
+            .max_by(|&a, &b| force[a].total_cmp(&force[b]));
+        let gravity = &scene.gravity;
+        if let Some(m) = pressing {
+            let n = normal[m].normalize();
+            let tangent = downhill_tangent(&n, gravity);
+            let surface_speed = match m.checked_sub(scene.bodies.len()) {
+                Some(o) => scene.obstacles[o].surface_velocity().dot(&tangent),
+                None => 0.0,
+            };
+            return Some(Support {
+                member: m,
+                normal: n,
+                tangent,
+                surface_speed,
+            });
+        }
+        let nodes: &Range<usize> = &layout.bodies[k];
+        scene
+            .obstacles
+            .iter()
+            .enumerate()
+            .filter_map(|(o, ob)| {
+                let h = ob.half_space()?;
+                let d = nodes
+                    .clone()
+                    .map(|i| h.distance(&x[i]))
+                    .fold(f64::INFINITY, f64::min);
+                Some((o, h, d))
+            })
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|(o, h, _)| {
+                let tangent = downhill_tangent(&h.normal, gravity);
+                Support {
+                    member: scene.bodies.len() + o,
+                    normal: h.normal,
+                    tangent,
+                    surface_speed: h.velocity.dot(&tangent),
+                }
+            })
+    }
+
+    /// The support's body index, if it is a body.
+    pub fn body(&self, scene: &MultibodyScene) -> Option<usize> {
+        (self.member < scene.bodies.len()).then_some(self.member)
+    }
+}
