@@ -370,3 +370,230 @@ fn a_converged_step_does_not_depend_on_where_newton_starts() {
         downhill[1]
     );
 }
+
+/// g, m/s² (the case files').
+const G_SCENES: f64 = 9.81;
+
+/// The least-squares slope of `ys` against `ts`.
+fn slope(ts: &[f64], ys: &[f64]) -> f64 {
+    let n = ts.len() as f64;
+    let (mt, my) = (ts.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxy: f64 = ts.iter().zip(ys).map(|(t, y)| (t - mt) * (y - my)).sum();
+    let sxx: f64 = ts.iter().map(|t| (t - mt) * (t - mt)).sum();
+    sxy / sxx
+}
+
+/// Two stacked blocks (cases/stacked_blocks.toml: m₁ = 2 kg on a frictionless floor, m₂ = 1 kg
+/// on it, μ = 0.3 between them, the lower pulled by a horizontal F). Newton on the pair:
+/// together, (m₁ + m₂) a = F, which needs a friction force m₂ a ≤ μ m₂ g on the upper block:
+/// a = F/(m₁ + m₂) while F ≤ μ g (m₁ + m₂) = 8.829 N. Above, the upper block slips: μ m₂ g is
+/// all friction gives, so a₂ = μ g and m₁ a₁ = F − μ m₂ g. Implicit Euler adds exactly h·a to
+/// a velocity under constant forces, so the accelerations fitted here (from trajectory.csv over
+/// t ∈ [0.2, 1] s, after the upper block has settled from its 1.5 mm drop) carry no time-step
+/// error; what remains is the barrier's and the blocks' ringing (measured: under 0.25 %). The
+/// issue's goal, 1 %, is the tolerance.
+#[test]
+fn stacked_blocks_move_together_below_mu_g_m_and_apart_above() {
+    let (m1, m2, mu) = (2.0, 1.0, 0.3);
+    let threshold = mu * G_SCENES * (m1 + m2);
+    let dir = tempfile::tempdir().unwrap();
+    for (force, slips) in [(6.0, false), (15.0, true)] {
+        assert_eq!(force > threshold, slips);
+        let (a1, a2) = if slips {
+            ((force - mu * m2 * G_SCENES) / m1, mu * G_SCENES)
+        } else {
+            (force / (m1 + m2), force / (m1 + m2))
+        };
+        let out = dir.path().join(format!("f{force}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_stickslip"))
+            .arg("run")
+            .arg(root().join("cases/stacked_blocks.toml"))
+            .args(["--gpu", "off", "--set"])
+            .arg(format!("drivers.pull.force=[{force},0]"))
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(stdout.contains("stacked blocks (SPEC.md §8)"), "{stdout}");
+        let (header, rows) = trajectory(&out);
+        let late: Vec<&Vec<f64>> = rows.iter().filter(|r| r[0] >= 0.2).collect();
+        let ts: Vec<f64> = late.iter().map(|r| r[0]).collect();
+        for (body, expected) in [("lower", a1), ("upper", a2)] {
+            let c = column(&header, &format!("{body}.vx_m_per_s"));
+            let vs: Vec<f64> = late.iter().map(|r| r[c]).collect();
+            close(
+                &format!("F = {force} N: {body} block's acceleration"),
+                slope(&ts, &vs),
+                expected,
+                0.01,
+            );
+        }
+        let s: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(s["stack_analytic"]["upper_slips"], slips);
+        assert_eq!(s["stack"]["upper_slips"], slips);
+        assert_eq!(s["bodies"][1]["support"], "lower");
+        // The barrier's invariant, read from the output: no pair ever at zero distance.
+        assert!(s["solver"]["min_distance"].as_f64().unwrap() > 0.0);
+    }
+}
+
+/// Smoothed friction under a static load creeps at v* = ε_v (1 − √(1 − tan θ/μ)) (SPEC.md §6):
+/// the speed at which μλ f₁(y) carries the downhill load with every pair of a contact sliding
+/// alike. It does not depend on the load, so every contact of a stack on a slope creeps at v*.
+/// Each body's `slip_m_per_s` is its contacts' slip over its support, weighted by normal force.
+fn creep_speeds(case: &str, bodies: &[&str], window: (f64, f64)) -> Vec<f64> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (_, summary) = run_ok(case, &out);
+    for (k, b) in bodies.iter().enumerate() {
+        assert_eq!(summary["bodies"][k]["name"], *b);
+        assert_eq!(
+            summary["bodies"][k]["verdict"]["state"], "stopped",
+            "{case}: {b}: {}",
+            summary["bodies"][k]
+        );
+    }
+    assert!(summary["solver"]["min_distance"].as_f64().unwrap() > 0.0);
+    let (header, rows) = trajectory(&out);
+    let late: Vec<&Vec<f64>> = rows
+        .iter()
+        .filter(|r| r[0] >= window.0 && r[0] <= window.1)
+        .collect();
+    bodies
+        .iter()
+        .map(|b| {
+            let c = column(&header, &format!("{b}.slip_m_per_s"));
+            late.iter().map(|r| r[c]).sum::<f64>() / late.len() as f64
+        })
+        .collect()
+}
+
+/// The book's square on a 2 m slab on the book's slope (tan θ = 0.1), μ = 0.2 everywhere, ε_v =
+/// 1e-3 m/s: both stay, each contact creeping at v* = 0.293 mm/s. Measured over t ∈ [4, 8] s
+/// (the soft square rocks for seconds after its 15 mm drop, moving its contacts' slip by ±10 %
+/// in the first 3 s): within 3 %; tolerance 10 %.
+#[test]
+fn the_square_on_a_slab_on_the_slope_stays_creeping_at_v_star() {
+    let (tan_theta, mu, eps_v) = (0.1f64, 0.2, 1e-3);
+    let v_star = eps_v * (1.0 - (1.0 - tan_theta / mu).sqrt());
+    let speeds = creep_speeds(
+        "cases/square_on_slab_on_slope.toml",
+        &["slab", "square"],
+        (4.0, 8.0),
+    );
+    for (b, v) in ["slab", "square"].iter().zip(speeds) {
+        close(&format!("{b}'s creep"), v, v_star, 0.10);
+    }
+}
+
+/// Five 1 kg boxes stacked on a slope of tan θ = 0.2, μ = 0.4, ε_v = 1e-4 m/s: every box stays.
+/// Its lowest contact (on the slope) and its highest (box 5 on box 4) creep at v* = 29.3 µm/s
+/// (measured within 3 % over t ∈ [2, 3] s; tolerance 10 % as above). The contacts between
+/// boxes 1–2 and 2–3 creep faster after the drop and relax towards v* over seconds (36 and
+/// 34 µm/s at t ≈ 5 s, in proportion to ε_v: docs/scenes.md); all stay under 1.5 v*, the bound
+/// asserted for them.
+#[test]
+fn five_boxes_stacked_on_a_slope_all_stay() {
+    let (tan_theta, mu, eps_v) = (0.2f64, 0.4, 1e-4);
+    let v_star = eps_v * (1.0 - (1.0 - tan_theta / mu).sqrt());
+    let boxes = ["box1", "box2", "box3", "box4", "box5"];
+    let speeds = creep_speeds("cases/box_stack_on_slope.toml", &boxes, (2.0, 3.0));
+    close("box1's creep on the slope", speeds[0], v_star, 0.10);
+    close("box5's creep on box4", speeds[4], v_star, 0.10);
+    for (b, v) in boxes.iter().zip(&speeds) {
+        assert!(
+            *v < 1.5 * v_star,
+            "{b} creeps at {v} m/s against v* = {v_star}"
+        );
+        assert!(*v > 0.0, "{b} must be in contact");
+    }
+}
+
+/// Bad geometry of bodies and polylines: exit 2, one line naming the file, the key and both
+/// parties, nothing written.
+#[test]
+fn bodies_and_polylines_that_overlap_or_touch_at_the_start_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let stacked = std::fs::read_to_string(root().join("cases/stacked_blocks.toml")).unwrap();
+    let write = |name: &str, text: String| {
+        assert_ne!(text, stacked, "{name}: the edit must change the case");
+        let path = p.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let polyline = |points: &str| {
+        format!("{stacked}\n[obstacles.ramp]\ntype = \"polyline\"\npoints = {points}\n")
+    };
+    let cases: Vec<(PathBuf, Vec<&str>)> = vec![
+        // The upper block 0.5 mm above the lower: within d̂ = 1 mm.
+        (
+            write(
+                "close.toml",
+                stacked.replace("centre = [0.8, 0.1520]", "centre = [0.8, 0.1515]"),
+            ),
+            vec!["bodies.upper.centre", "`upper`", "`lower`", "barrier.dhat"],
+        ),
+        // Sunk into the lower block: their boundaries cross.
+        (
+            write(
+                "sunk.toml",
+                stacked.replace("centre = [0.8, 0.1520]", "centre = [0.85, 0.125]"),
+            ),
+            vec!["bodies.upper.centre", "`upper`", "`lower`", "cross"],
+        ),
+        // A polyline through the lower block, its ends far outside.
+        (
+            write("through.toml", polyline("[[-0.55, -1.0], [-0.55, 1.0]]")),
+            vec!["bodies.lower.centre", "`ramp`", "cross"],
+        ),
+        // A polyline inside the lower block.
+        (
+            write("inside.toml", polyline("[[0.1, 0.04], [0.2, 0.06]]")),
+            vec!["bodies.lower.centre", "`ramp`", "inside"],
+        ),
+        (
+            write("short.toml", polyline("[[3.0, 0.0]]")),
+            vec!["obstacles.ramp.points", "at least two"],
+        ),
+        (
+            write(
+                "repeat.toml",
+                polyline("[[3.0, 0.0], [3.0, 0.0], [4.0, 0.0]]"),
+            ),
+            vec!["obstacles.ramp.points[1]", "differ"],
+        ),
+        (
+            write(
+                "mixed.toml",
+                format!(
+                    "{stacked}\n[obstacles.ramp]\ntype = \"polyline\"\npoints = [[3.0, 0.0], [4.0, 0.0]]\nnormal = [0.0, 1.0]\n"
+                ),
+            ),
+            vec!["obstacles.ramp.normal", "polyline"],
+        ),
+    ];
+    for (case, needles) in cases {
+        let out = p.join(format!(
+            "out_{}",
+            case.file_stem().unwrap().to_string_lossy()
+        ));
+        let o = run(&case, &out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", case.display());
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "one line: {err}");
+        assert!(
+            lines[0].contains(&*case.file_name().unwrap().to_string_lossy()),
+            "names the file: {err}"
+        );
+        for n in needles {
+            assert!(lines[0].contains(n), "names {n}: {err}");
+        }
+        assert!(!out.exists(), "{} wrote {}", case.display(), out.display());
+    }
+}

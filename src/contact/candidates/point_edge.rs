@@ -237,3 +237,103 @@ impl<const D: usize> CandidateSource<D> for PointEdgeSource<D> {
         min
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector2;
+
+    fn lcg(s: &mut u64) -> f64 {
+        *s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*s >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Random little polygons (4 bodies of 6 boundary vertices each, and an obstacle polyline):
+    /// the sort and sweep at x⁰ lists exactly the pairs of different bodies (never two
+    /// obstacle primitives) within d̂ that the test's own loop over every vertex and edge finds;
+    /// over a path x⁰ → x¹ it lists every pair whose distance falls below d̂ at some sampled
+    /// point of the path.
+    #[test]
+    fn the_broad_phase_finds_every_pair_within_dhat() {
+        let mut s = 23u64;
+        let mut surface = ContactSurface::default();
+        let mut x0 = Vec::new();
+        let bodies = 4;
+        for body in 0..bodies + 1 {
+            let c = Vector2::new(lcg(&mut s), lcg(&mut s)) * 0.3;
+            let start = x0.len();
+            for k in 0..6 {
+                let a = k as f64 * std::f64::consts::TAU / 6.0;
+                x0.push(c + Vector2::new(a.cos(), a.sin()) * 0.08);
+                surface.push(start + k, 0.01, body);
+            }
+            let closed = if body < bodies { 6 } else { 5 };
+            for k in 0..closed {
+                surface.push_edge([start + k, start + (k + 1) % 6], body);
+            }
+        }
+        let x1: Vec<Vector2<f64>> = x0
+            .iter()
+            .map(|p| p + Vector2::new(lcg(&mut s) - 0.5, lcg(&mut s) - 0.5) * 0.1)
+            .collect();
+        let dhat = 0.03;
+        let mut source = PointEdgeSource::<2>::new(&surface, bodies);
+        let mut found = Vec::new();
+        // Every pair the rules allow, by brute force.
+        let allowed = |i: usize, j: usize| {
+            let (vb, eb) = (surface.body[i], surface.edge_body[j]);
+            vb != eb && !(vb >= bodies && eb >= bodies)
+        };
+        source.candidates(&x0, None, dhat, &mut found);
+        let listed: Vec<(usize, usize)> = found
+            .iter()
+            .map(|p| (p.vertex as usize, p.edge as usize))
+            .collect();
+        let mut expected = Vec::new();
+        for i in 0..surface.len() {
+            for (j, &[a, b]) in surface.edges.iter().enumerate() {
+                let d = point_edge::distance(&x0[surface.vertices[i]], &x0[a], &x0[b]);
+                if allowed(i, j) && d < dhat {
+                    expected.push((i, j));
+                }
+            }
+        }
+        assert!(
+            expected.len() > 5,
+            "the shapes must touch ({})",
+            expected.len()
+        );
+        assert_eq!(listed, expected);
+        source.candidates(&x0, Some(&x1), dhat, &mut found);
+        let listed: Vec<(usize, usize)> = found
+            .iter()
+            .map(|p| (p.vertex as usize, p.edge as usize))
+            .collect();
+        let mut reached = 0;
+        for i in 0..surface.len() {
+            for (j, &[a, b]) in surface.edges.iter().enumerate() {
+                let at = |t: f64, n: usize| x0[n] + (x1[n] - x0[n]) * t;
+                let v = surface.vertices[i];
+                let close = (0..=100).any(|k| {
+                    let t = k as f64 / 100.0;
+                    point_edge::distance(&at(t, v), &at(t, a), &at(t, b)) < dhat
+                });
+                if allowed(i, j) && close {
+                    reached += 1;
+                    assert!(listed.contains(&(i, j)), "pair ({i}, {j}) missed");
+                }
+            }
+        }
+        assert!(
+            reached > expected.len(),
+            "the path must bring more pairs close"
+        );
+        assert!(
+            found
+                .windows(2)
+                .all(|w| ContactPair::<2>::key(&w[0]) < ContactPair::<2>::key(&w[1]))
+        );
+    }
+}

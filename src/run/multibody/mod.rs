@@ -62,8 +62,10 @@ pub struct BodyState {
     pub rotation: f64,
     /// The smallest distance of its nodes to an obstacle, m (+∞ without obstacles).
     pub min_distance: f64,
-    /// The mean tangential speed of its friction contacts relative to the surface they touch,
-    /// m/s (0 without contact): under [`SLIP_SPEED_OVER_EPS_V`] ε_v it sticks.
+    /// The tangential speed of its friction contacts with what presses on it hardest (its
+    /// support in this state) relative to that, m/s, their mean weighted by normal force (the
+    /// vertex–vertex corrections' negative forces cancel the duplicate pairs they correct);
+    /// 0 without contact. Under [`SLIP_SPEED_OVER_EPS_V`] ε_v it sticks.
     pub slip: f64,
 }
 
@@ -323,16 +325,18 @@ impl SceneRunner {
                     .filter(|p| p.bodies.0 == k || p.bodies.1 == k)
                     .map(|p| p.distance)
                     .fold(to_half_spaces, f64::min);
-                let mine: Vec<f64> = contacts
-                    .iter()
-                    .filter(|p| p.normal_force > 0.0 && (p.bodies.0 == k || p.bodies.1 == k))
-                    .map(|p| p.slip.norm())
-                    .collect();
-                let slip = if mine.is_empty() {
-                    0.0
-                } else {
-                    mine.iter().sum::<f64>() / mine.len() as f64
-                };
+                // Slip over what presses on it hardest in this state.
+                let members = self.scene.bodies.len() + self.scene.obstacles.len();
+                let on = support::pressing(pairs, k, members).map(|(m, _)| m);
+                let (mut weighted, mut total) = (0.0, 0.0);
+                for p in contacts.iter().filter(|p| {
+                    let other = on.unwrap_or(usize::MAX);
+                    p.bodies == (k, other) || p.bodies == (other, k)
+                }) {
+                    weighted += p.normal_force * p.slip.norm();
+                    total += p.normal_force;
+                }
+                let slip = if total > 0.0 { weighted / total } else { 0.0 };
                 BodyState {
                     x: c.x,
                     y: c.y,

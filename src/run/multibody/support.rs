@@ -34,23 +34,10 @@ impl Support {
         k: usize,
     ) -> Option<Support> {
         let members = scene.bodies.len() + scene.obstacles.len();
-        let mut force = vec![0.0; members];
-        let mut normal = vec![Vec2::zeros(); members];
-        for p in pairs.iter().filter(|p| p.normal_force > 0.0) {
-            let (other, n) = match p.bodies {
-                (a, b) if a == k => (b, p.normal),
-                (a, b) if b == k => (a, -p.normal),
-                _ => continue,
-            };
-            force[other] += p.normal_force;
-            normal[other] += n * p.normal_force;
-        }
-        let pressing = (0..members)
-            .filter(|&m| force[m] > 0.0)
-            .max_by(|&a, &b| force[a].total_cmp(&force[b]));
+        let pressing = pressing(pairs, k, members);
         let gravity = &scene.gravity;
-        if let Some(m) = pressing {
-            let n = normal[m].normalize();
+        if let Some((m, normal)) = pressing {
+            let n = normal.normalize();
             let tangent = downhill_tangent(&n, gravity);
             let surface_speed = match m.checked_sub(scene.bodies.len()) {
                 Some(o) => scene.obstacles[o].surface_velocity().dot(&tangent),
@@ -92,4 +79,25 @@ impl Support {
     pub fn body(&self, scene: &MultibodyScene) -> Option<usize> {
         (self.member < scene.bodies.len()).then_some(self.member)
     }
+}
+
+/// The member (body or obstacle, as the friction table numbers them, of `members` in all)
+/// pressing on body `k` with the largest total normal force in `pairs`, with the force-weighted
+/// sum of those pairs' normals (pointing towards `k`), if any presses at all.
+pub fn pressing(pairs: &[PairDistance<2>], k: usize, members: usize) -> Option<(usize, Vec2)> {
+    let mut force = vec![0.0; members];
+    let mut normal = vec![Vec2::zeros(); members];
+    for p in pairs.iter().filter(|p| p.normal_force > 0.0) {
+        let (other, n) = match p.bodies {
+            (a, b) if a == k => (b, p.normal),
+            (a, b) if b == k => (a, -p.normal),
+            _ => continue,
+        };
+        force[other] += p.normal_force;
+        normal[other] += n * p.normal_force;
+    }
+    (0..members)
+        .filter(|&m| force[m] > 0.0)
+        .max_by(|&a, &b| force[a].total_cmp(&force[b]))
+        .map(|m| (m, normal[m]))
 }
