@@ -10,6 +10,7 @@ use crate::energy::anchor_spring::AnchorSpring;
 use crate::energy::constant_force::ConstantForce;
 use crate::energy::gravity::GravityEnergy;
 use crate::energy::{Projection, Vec2};
+use crate::scene::bodies::Material;
 use crate::solver::driver::LinearMotion;
 use crate::solver::{SolverSettings, System, SystemBuilder};
 
@@ -59,7 +60,9 @@ impl MultibodyScene {
             ranges.push(b.mesh.add_to(
                 &mut builder,
                 b.velocity,
-                b.stiffness,
+                &Material::MassSpring {
+                    stiffness: b.stiffness,
+                },
                 self.projection,
                 k,
                 &mut surface,
