@@ -27,13 +27,18 @@
 //! freedom's share of ∇E/h², the constraint force) equals the bar's weight M g to 1e-6, which
 //! leaves no room for inertial forces.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
 use nalgebra::{Rotation3, SVector};
 use stickslip::contact::ContactSurface;
-use stickslip::energy::Projection;
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::neo_hookean::Elasticity;
+use stickslip::energy::{Projection, Vec2};
 use stickslip::scene::bodies::Material;
 use stickslip::scene::bodies::cuboid::cuboid;
+use stickslip::scene::bodies::rectangle::rectangle;
+use stickslip::scene::multibody::MultibodyScene;
 use stickslip::solver::driver::LinearMotion;
 use stickslip::solver::{InitialGuess, Lagging, Simulation, SolverSettings, SystemBuilder};
 
@@ -180,4 +185,343 @@ fn a_3d_neo_hookean_bar_hangs_by_rho_g_l_squared_over_2e() {
             "ν = {nu}: {drop} vs {delta}"
         );
     }
+}
+
+/// The 2D bar of the module comment hung from rollers by hand: a 0.2 × 1 m box of 2 × 10 cells
+/// (areal density 1000 kg/m², E = 1e7 Pa, ν = 0.3), its top row held vertically (its left
+/// corner also across). The thickness-free 2D model is plane strain: the bottom drops by
+/// (1 − ν²) ρ g L²/(2E).
+#[test]
+fn a_2d_neo_hookean_bar_on_rollers_hangs_by_the_plane_strain_modulus() {
+    let (w, l, nu) = (0.2, 1.0, 0.3);
+    let mesh =
+        rectangle(w, l, 2, 10, Vec2::zeros(), 0.0, 1000.0, 0.1).with_area_lumped_masses(1000.0);
+    let material = Material::NeoHookean(Elasticity {
+        youngs_modulus: 1e7,
+        poisson_ratio: nu,
+    });
+    let mut b = SystemBuilder::<2>::new(settings(0.05));
+    let mut surface = ContactSurface::default();
+    mesh.add_to(
+        &mut b,
+        Vec2::zeros(),
+        &material,
+        Projection::Clamp,
+        0,
+        &mut surface,
+    );
+    b.add_potential(Box::new(GravityEnergy::new(
+        mesh.mass.clone(),
+        Vec2::new(0.0, -G),
+    )));
+    let top: Vec<usize> = (0..mesh.len())
+        .filter(|&i| mesh.x0[i].y > l / 2.0 - 1e-9)
+        .collect();
+    let bottom: Vec<usize> = (0..mesh.len())
+        .filter(|&i| mesh.x0[i].y < -l / 2.0 + 1e-9)
+        .collect();
+    let start = |set: &[usize]| set.iter().map(|&i| mesh.x0[i]).collect::<Vec<_>>();
+    b.add_driver(Box::new(LinearMotion::new(
+        "corner",
+        vec![top[0]],
+        start(&top[..1]),
+        Vec2::zeros(),
+        [true, true],
+    )));
+    b.add_driver(Box::new(LinearMotion::new(
+        "rollers",
+        top[1..].to_vec(),
+        start(&top[1..]),
+        Vec2::zeros(),
+        [false, true],
+    )));
+    let mut sim = Simulation::new(b.build().unwrap()).unwrap();
+    for _ in 0..60 {
+        sim.step().unwrap();
+    }
+    assert_eq!(mesh.inverted_triangles(&sim.x), 0);
+    let drop = bottom
+        .iter()
+        .map(|&i| mesh.x0[i].y - sim.x[i].y)
+        .sum::<f64>()
+        / bottom.len() as f64;
+    let held: f64 = top.iter().map(|&i| sim.last_gradient()[i].y).sum::<f64>() / (0.05 * 0.05);
+    let weight = mesh.mass.iter().sum::<f64>() * G;
+    let delta = (1.0 - nu * nu) * 1000.0 * G * l * l / (2.0 * 1e7);
+    let rel = drop / delta - 1.0;
+    eprintln!(
+        "2D ν = {nu} on rollers: elongation {drop:.6e} m, (1 − ν²)ρgL²/2E = {delta:.6e} m, relative error {rel:.2e}; held force / weight − 1 = {:.1e}",
+        held / weight - 1.0
+    );
+    assert!(
+        (held / weight - 1.0).abs() < 1e-6,
+        "at rest: {held} vs {weight}"
+    );
+    assert!(rel.abs() < ELONGATION_REL_TOL, "{drop} vs {delta}");
+}
+
+/// The hanging-bar case as a scene file (`kind = "scene"`): a neo-Hookean box whose top row a
+/// `move` driver holds still, ν = 0 so that the clamped top stops no contraction.
+const BAR_CASE: &str = r#"kind = "scene"
+name = "neo-Hookean bar hanging from its top"
+
+[gravity]
+acceleration = [0.0, -9.81]
+
+[bodies.bar]
+shape = "box"
+width = 0.2
+height = 1.0
+nx = 2
+ny = 10
+centre = [0.0, 0.0]
+density = 1000.0
+material = "neo_hookean"
+youngs_modulus = 1.0e7
+poisson_ratio = 0.0
+
+[drivers.top]
+type = "move"
+body = "bar"
+nodes = "top"
+velocity = [0.0, 0.0]
+
+[friction]
+mu_static = 0.0
+mu_kinetic = 0.0
+eps_v = 1.0e-3
+
+[barrier]
+dhat = 1.0e-3
+kappa = 1.0
+
+[time]
+h = 0.05
+duration = 3.0
+
+[newton]
+tol = 1.0e-6
+max_iterations = 100
+max_halvings = 60
+"#;
+
+fn write_case(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The scene case kind builds the neo-Hookean bar with masses lumped from its triangles (their
+/// sum the box's ρ w L), and it hangs by ρ g L²/(2E) (ν = 0, module comment).
+#[test]
+fn a_neo_hookean_bar_in_a_scene_file_hangs_by_rho_g_l_squared_over_2e() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = write_case(dir.path(), "bar.toml", BAR_CASE);
+    let scene = MultibodyScene::load(&case, &[]).unwrap();
+    let body = &scene.bodies[0];
+    assert!(matches!(body.material, Material::NeoHookean(_)));
+    let mass: f64 = body.mesh.mass.iter().sum();
+    assert!((mass - 1000.0 * 0.2 * 1.0).abs() < 1e-9);
+    // Lumped from the triangles: an interior node carries a cell's mass, ρ w L/20 (six
+    // triangles of half a cell, a third of each), which the even spread over the 33 nodes
+    // (ρ w L/33 each) would not give.
+    assert!(
+        body.mesh
+            .mass
+            .iter()
+            .any(|&m| (m - mass / 20.0).abs() < 1e-9)
+    );
+    let (system, layout) = scene.system();
+    let mut sim = Simulation::new(system).unwrap();
+    for _ in 0..scene.steps_for(scene.duration) {
+        sim.step().unwrap();
+    }
+    let nodes = layout.bodies[0].clone();
+    let x: Vec<Vec2> = sim.x[nodes.clone()].to_vec();
+    assert_eq!(body.mesh.inverted_triangles(&x), 0);
+    let bottom: Vec<usize> = (0..body.local.len())
+        .filter(|&i| body.local[i].y < -0.5 + 1e-9)
+        .collect();
+    let drop = bottom
+        .iter()
+        .map(|&i| body.mesh.x0[i].y - x[i].y)
+        .sum::<f64>()
+        / bottom.len() as f64;
+    let held: f64 = scene.drivers[0]
+        .nodes
+        .iter()
+        .map(|&i| sim.last_gradient()[nodes.start + i].y)
+        .sum::<f64>()
+        / (scene.h * scene.h);
+    assert!((held / (mass * G) - 1.0).abs() < 1e-6, "at rest: {held} N");
+    let delta = 1000.0 * G * 1.0 / (2.0 * 1e7);
+    let rel = drop / delta - 1.0;
+    eprintln!(
+        "2D scene ν = 0: elongation {drop:.6e} m, ρgL²/2E = {delta:.6e} m, relative error {rel:.2e}"
+    );
+    assert!(rel.abs() < ELONGATION_REL_TOL, "{drop} vs {delta}");
+}
+
+fn run(case: &Path, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_stickslip"))
+        .arg("run")
+        .arg(case)
+        .args(["--gpu", "off", "--out"])
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+/// A body section's material and mesh keys broken one at a time: each run exits 2 with one
+/// line naming the case file, the key and the rule (and, for a mesh file, that file and the
+/// element by its tag), and writes nothing.
+#[test]
+fn bad_materials_and_mesh_files_exit_2_naming_file_key_and_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    // disk.msh with triangle 18's first two nodes swapped (as in tests/mesh_files.rs).
+    let disk = std::fs::read_to_string(data.join("disk.msh")).unwrap();
+    let line = disk
+        .lines()
+        .find(|l| l.starts_with("18 ") && l.split_whitespace().count() == 4)
+        .unwrap();
+    let n: Vec<&str> = line.split_whitespace().collect();
+    std::fs::write(
+        p.join("inverted.msh"),
+        disk.replace(line, &format!("18 {} {} {} ", n[2], n[1], n[3])),
+    )
+    .unwrap();
+    let as_mesh = |file: &str| {
+        BAR_CASE.replace(
+            "shape = \"box\"\nwidth = 0.2\nheight = 1.0\nnx = 2\nny = 10\n",
+            &format!("shape = \"mesh\"\nfile = \"{file}\"\n"),
+        )
+    };
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "rubber.toml",
+            BAR_CASE.replace("material = \"neo_hookean\"", "material = \"rubber\""),
+            vec!["bodies.bar.material", "neo_hookean", "rubber"],
+        ),
+        (
+            "no_modulus.toml",
+            BAR_CASE.replace("youngs_modulus = 1.0e7\n", ""),
+            vec!["bodies.bar.youngs_modulus", "missing"],
+        ),
+        (
+            "negative_modulus.toml",
+            BAR_CASE.replace("youngs_modulus = 1.0e7", "youngs_modulus = -1.0"),
+            vec!["bodies.bar.youngs_modulus"],
+        ),
+        (
+            "incompressible.toml",
+            BAR_CASE.replace("poisson_ratio = 0.0", "poisson_ratio = 0.5"),
+            vec!["bodies.bar.poisson_ratio", "(-1, 0.5)"],
+        ),
+        (
+            "stiffness.toml",
+            BAR_CASE.replace(
+                "poisson_ratio = 0.0",
+                "poisson_ratio = 0.0\nstiffness = 1.0e4",
+            ),
+            vec!["bodies.bar.stiffness", "neo_hookean"],
+        ),
+        (
+            "spring_modulus.toml",
+            BAR_CASE.replace("material = \"neo_hookean\"", "stiffness = 1.0e4"),
+            vec!["bodies.bar.youngs_modulus", "mass_spring"],
+        ),
+        (
+            "no_file.toml",
+            as_mesh("x").replace("file = \"x\"\n", ""),
+            vec!["bodies.bar.file", "missing"],
+        ),
+        (
+            "missing_file.toml",
+            as_mesh("nowhere.msh"),
+            vec!["bodies.bar.file", "nowhere.msh", "cannot read"],
+        ),
+        (
+            "inverted_file.toml",
+            as_mesh("inverted.msh"),
+            vec!["bodies.bar.file", "inverted.msh", "element 18 is inverted"],
+        ),
+        (
+            "mesh_width.toml",
+            as_mesh("inverted.msh").replace("file =", "width = 0.2\nfile ="),
+            vec!["bodies.bar.width", "shape = \"mesh\""],
+        ),
+    ];
+    for (name, text, needles) in cases {
+        let case = write_case(p, name, &text);
+        let out = p.join(format!("out_{name}"));
+        let o = run(&case, &out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{name}: one line: {err}");
+        assert!(lines[0].contains(name), "{name}: names the file: {err}");
+        for n in needles {
+            assert!(lines[0].contains(n), "{name}: names {n}: {err}");
+        }
+        assert!(!out.exists(), "{name} wrote {}", out.display());
+    }
+}
+
+/// A Gmsh disk as a neo-Hookean body of a scene (its file relative to the case file), dropped
+/// 5 mm onto a floor: placed with its area-weighted centroid at `centre`, its mass ρ times its
+/// area, and after 0.5 s in contact with the floor (its lowest node inside d̂ and above the
+/// floor) with no triangle inverted.
+#[test]
+fn a_gmsh_disk_in_a_scene_lands_on_a_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    std::fs::copy(data.join("disk.msh"), p.join("disk.msh")).unwrap();
+    let text = BAR_CASE
+        .replace(
+            "shape = \"box\"\nwidth = 0.2\nheight = 1.0\nnx = 2\nny = 10\ncentre = [0.0, 0.0]",
+            "shape = \"mesh\"\nfile = \"disk.msh\"\ncentre = [0.3, 0.106]",
+        )
+        .replace(
+            "[drivers.top]\ntype = \"move\"\nbody = \"bar\"\nnodes = \"top\"\nvelocity = [0.0, 0.0]\n",
+            "[obstacles.floor]\ntype = \"half_space\"\nnormal = [0.0, 1.0]\npoint = [0.0, 0.0]\n",
+        )
+        .replace("youngs_modulus = 1.0e7", "youngs_modulus = 1.0e6")
+        .replace("poisson_ratio = 0.0", "poisson_ratio = 0.3")
+        .replace("kappa = 1.0", "kappa = 1.0e5")
+        .replace("h = 0.05", "h = 0.005")
+        .replace("duration = 3.0", "duration = 0.5");
+    let case = write_case(p, "disk.toml", &text);
+    let scene = MultibodyScene::load(&case, &[]).unwrap();
+    let mesh = &scene.bodies[0].mesh;
+    let area = mesh.area();
+    assert!((mesh.mass.iter().sum::<f64>() - 1000.0 * area).abs() < 1e-9);
+    let centroid = mesh
+        .triangles
+        .iter()
+        .map(|&[a, b, c]| {
+            (mesh.x0[a] + mesh.x0[b] + mesh.x0[c]) / 3.0
+                * stickslip::energy::inversion::signed_area(&mesh.x0[a], &mesh.x0[b], &mesh.x0[c])
+        })
+        .sum::<Vec2>()
+        / area;
+    assert!(
+        (centroid - Vec2::new(0.3, 0.106)).amax() < 1e-12,
+        "{centroid}"
+    );
+    let (system, _) = scene.system();
+    let mut sim = Simulation::new(system).unwrap();
+    for _ in 0..scene.steps_for(scene.duration) {
+        sim.step().unwrap();
+    }
+    assert_eq!(mesh.inverted_triangles(&sim.x), 0);
+    let lowest = sim.x.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
+    assert!(
+        lowest > 0.0 && lowest < scene.barrier.dhat,
+        "lowest node at {lowest} m"
+    );
+    let speed = sim.v.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    eprintln!("disk: lowest node {lowest:.3e} m, largest speed {speed:.2e} m/s after 0.5 s");
 }

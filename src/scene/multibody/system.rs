@@ -10,7 +10,6 @@ use crate::energy::anchor_spring::AnchorSpring;
 use crate::energy::constant_force::ConstantForce;
 use crate::energy::gravity::GravityEnergy;
 use crate::energy::{Projection, Vec2};
-use crate::scene::bodies::Material;
 use crate::solver::driver::LinearMotion;
 use crate::solver::{SolverSettings, System, SystemBuilder};
 
@@ -60,9 +59,7 @@ impl MultibodyScene {
             ranges.push(b.mesh.add_to(
                 &mut builder,
                 b.velocity,
-                &Material::MassSpring {
-                    stiffness: b.stiffness,
-                },
+                &b.material,
                 self.projection,
                 k,
                 &mut surface,
