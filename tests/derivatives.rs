@@ -31,6 +31,7 @@ use stickslip::energy::constant_force::ConstantForce;
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::inertia::InertiaEnergy;
 use stickslip::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
+use stickslip::energy::neo_hookean::{self, Elasticity, NeoHookean};
 use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::term::scatter_gradient;
 use stickslip::energy::{Energy, Projection, StepState, Vec2};
@@ -1305,4 +1306,198 @@ fn inversion_barrier_squashed_and_at_rest() {
         0.0
     );
     assert_eq!(term.value(&x0, &step, 1.0), 0.0);
+}
+
+/// The Kuhn split of a cube of side `side` in D dimensions: its 2^D corners (corner bits c₀ …
+/// give node Σ cₐ 2ᵃ at side·c) and D! simplices, one per permutation π of the axes, from the
+/// origin adding the unit steps e_π(1), e_π(2), … in turn; each put in positive order.
+fn kuhn_cube<const D: usize>(side: f64) -> (Vec<V<D>>, Vec<usize>) {
+    let x0: Vec<V<D>> = (0..1usize << D)
+        .map(|c| V::<D>::from_fn(|a, _| side * ((c >> a) & 1) as f64))
+        .collect();
+    let perms: Vec<Vec<usize>> = if D == 2 {
+        vec![vec![0, 1], vec![1, 0]]
+    } else {
+        vec![
+            vec![0, 1, 2],
+            vec![0, 2, 1],
+            vec![1, 0, 2],
+            vec![1, 2, 0],
+            vec![2, 0, 1],
+            vec![2, 1, 0],
+        ]
+    };
+    let mut nodes = Vec::new();
+    for p in perms {
+        let mut el = vec![0usize];
+        let mut c = 0usize;
+        for a in p {
+            c |= 1 << a;
+            el.push(c);
+        }
+        let dm = nalgebra::SMatrix::<f64, D, D>::from_fn(|r, k| x0[el[k + 1]][r] - x0[el[0]][r]);
+        if neo_hookean::determinant(&dm) < 0.0 {
+            el.swap(0, 1);
+        }
+        nodes.extend(el);
+    }
+    (x0, nodes)
+}
+
+const RUBBER: Elasticity = Elasticity {
+    youngs_modulus: 1e5,
+    poisson_ratio: 0.4,
+};
+
+/// The stable neo-Hookean (SPEC.md §7) with its exact Hessian through the harness, on a cube of
+/// side 0.5 m split into D! simplices that share nodes (so their blocks overlap), deformed so
+/// that some elements are stretched (J > 1), some compressed (J < 1) and one inverted (J < 0):
+/// the energy is defined for every F. Then the solver's blocks: PSD where the exact ones are
+/// not, equal to the exact ones (to rounding) at a uniform stretch, where they are PSD.
+fn neo_hookean_elements<const D: usize>() {
+    let mut r = rng();
+    let (x0, nodes) = kuhn_cube::<D>(0.5);
+    let n = x0.len();
+    let exact = NeoHookean::<D>::new(nodes.clone(), &x0, RUBBER, Projection::None).unwrap();
+    let clamped = NeoHookean::<D>::new(nodes, &x0, RUBBER, Projection::Clamp).unwrap();
+    // Node 1 (corner e₀) is in the simplices whose first step is along axis 0: pushed through
+    // the facet opposite it, they invert; the rest are jittered by ±0.08 m.
+    let mut x: Vec<V<D>> = x0
+        .iter()
+        .map(|p| p * 1.05 + random::<D>(&mut r, 0.08))
+        .collect();
+    x[1] = V::<D>::from_fn(|a, _| if a == 0 { 0.1 } else { 0.4 });
+    let ratios = exact.volume_ratios(&x);
+    assert!(
+        ratios.iter().any(|&j| j < 0.0) && ratios.iter().any(|&j| j > 1.0),
+        "D = {D}: inverted and stretched elements, {ratios:?}"
+    );
+    assert!(ratios.iter().all(|j| j.abs() > 0.05), "{ratios:?}");
+    let zeros = vec![V::<D>::zeros(); n];
+    let step = state(&zeros, &zeros, 0.01);
+    // Element sizes ≥ 0.1 m: δ = 1e-7 m is ≤ 1e-6 of them (truncation ~1e-12 relative);
+    // rounding ε|E|/δ ≈ 1e-16·10⁴ J/1e-7 m ≈ 1e-5 N against gradients of 10³–10⁵ N.
+    check_energy::<D>(&exact, &x, &step, &vec![1e-7; n], &vec![0.0; n]);
+    assert!(!Energy::<D>::hessian_is_psd(&exact) && Energy::<D>::hessian_is_psd(&clamped));
+    assert!(min_relative_eigenvalue(&dense_hessian::<D>(&exact, &x, &step, 1.0, false)) < -1e-3);
+    let projected = dense_hessian::<D>(&clamped, &x, &step, 1.0, false);
+    assert!(min_relative_eigenvalue(&projected) >= -PSD_REL_TOL);
+    assert_eq!(projected, dense_hessian::<D>(&exact, &x, &step, 1.0, true));
+    let stretched: Vec<V<D>> = x0.iter().map(|p| p * 1.1).collect();
+    let (a, b) = (
+        dense_hessian::<D>(&exact, &stretched, &step, 1.0, false),
+        dense_hessian::<D>(&clamped, &stretched, &step, 1.0, false),
+    );
+    assert!((a - &b).amax() <= 1e-10 * b.amax(), "D = {D}");
+}
+
+#[test]
+fn neo_hookean_stretched_compressed_and_inverted_in_2d_and_3d() {
+    neo_hookean_elements::<2>();
+    neo_hookean_elements::<3>();
+}
+
+/// A neo-Hookean cube (exact Hessian, so the assembled matrix must be the exact one) resting
+/// with its bottom corners inside d̂ of a plane, sliding at speeds below and above ε_v, one
+/// top corner driven: the assembled gradient and Hessian over the free degrees of freedom
+/// against finite differences of E, in 2D and 3D.
+fn assembled_neo_hookean<const D: usize>() {
+    let (dhat, eps_v, h) = (0.01, 1e-3, 0.01);
+    let side = 0.2;
+    let (mut x0, nodes) = kuhn_cube::<D>(side);
+    // Bottom corners (last coordinate 0) at 0.3 … 0.6 d̂ above the plane x_{D−1} = 0.
+    for (i, p) in x0.iter_mut().enumerate() {
+        p[D - 1] += dhat * (0.3 + 0.1 * (i % 4) as f64);
+    }
+    let settings = SolverSettings {
+        h,
+        tol: 1e-6,
+        max_iterations: 50,
+        max_halvings: 40,
+        filter_fraction: 0.9,
+        lagging: Lagging::SemiImplicit,
+        lagging_tol: 1e-6,
+        initial_guess: InitialGuess::Previous,
+        max_lagging: 5,
+    };
+    let mut b = SystemBuilder::<D>::new(settings);
+    let n = x0.len();
+    let mass = vec![1000.0 * side.powi(D as i32) / n as f64; n];
+    let mut r = rng();
+    let v0: Vec<V<D>> = (0..n).map(|_| random(&mut r, 0.3)).collect();
+    b.add_nodes(&x0, &v0, &mass);
+    b.add_potential(Box::new(
+        NeoHookean::<D>::new(nodes, &x0, RUBBER, Projection::None).unwrap(),
+    ));
+    let mut g = V::<D>::zeros();
+    g[D - 1] = -9.81;
+    b.add_potential(Box::new(GravityEnergy::new(mass.clone(), g)));
+    let mut surface = ContactSurface::default();
+    for node in 0..n {
+        surface.push(node, side, 0);
+    }
+    let mut table = FrictionTable::uniform(Coefficients {
+        mu_static: 0.5,
+        mu_kinetic: 0.3,
+    });
+    table.bodies = 1;
+    let mut stage = ContactStage::new(
+        BarrierParams {
+            dhat,
+            kappa: 1e4,
+            kind: BarrierKind::Ipc,
+        },
+        FrictionParams {
+            eps_v,
+            projection: Projection::Clamp,
+            stick_filter: true,
+        },
+        table,
+    );
+    let mut up = V::<D>::zeros();
+    up[D - 1] = 1.0;
+    stage.add_half_spaces(surface, &[HalfSpace::new(up, V::<D>::zeros())]);
+    b.set_contact(stage);
+    let top = n - 1;
+    let mut along = V::<D>::zeros();
+    along[0] = 0.1;
+    b.add_driver(Box::new(LinearMotion::new(
+        "top corner",
+        vec![top],
+        vec![x0[top]],
+        along,
+        [true; D],
+    )));
+    let mut sim = Simulation::new(b.build().unwrap()).unwrap();
+    sim.begin_step();
+    let x_n = sim.previous_positions().to_vec();
+    // The bottom corners slide at 0.3, 3, 30 (and 0.6) ε_v in different directions; the others
+    // move by up to 2 mm, deforming the cube by ~1 %.
+    let mut x = sim.x.clone();
+    let mut k = 0;
+    for i in 0..n {
+        if i == top {
+            continue;
+        }
+        if x0[i][D - 1] < dhat {
+            let a = 1.7 * k as f64;
+            let mut t = V::<D>::zeros();
+            t[0] = a.cos();
+            if D == 3 {
+                t[1] = a.sin();
+            }
+            x[i] = x_n[i] + t * ([0.3, 3.0, 30.0, 0.6][k] * eps_v * h);
+            k += 1;
+        } else {
+            x[i] = x_n[i] + random::<D>(&mut r, 2e-3);
+        }
+    }
+    assert_eq!(k, 1 << (D - 1), "every bottom corner inside d̂");
+    assert_eq!(assembled_system_matches(&mut sim, &x, 1e-9), D * (n - 1));
+}
+
+#[test]
+fn assembled_gradient_and_hessian_of_neo_hookean_cubes_on_a_plane() {
+    assembled_neo_hookean::<2>();
+    assembled_neo_hookean::<3>();
 }

@@ -19,6 +19,7 @@ use stickslip::contact::{
 use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::{Elements, Energy, Projection, StepState, Vec2};
+use stickslip::scene::bodies::Material;
 use stickslip::scene::bodies::square::square;
 use stickslip::solver::driver::LinearMotion;
 use stickslip::solver::{
@@ -86,7 +87,7 @@ fn two_meshes_and_a_driven_node_in_one_state_vector() {
     let a = sq.add_to(
         &mut b,
         Vec2::zeros(),
-        2e4,
+        &Material::MassSpring { stiffness: 2e4 },
         Projection::Clamp,
         0,
         &mut surface,

@@ -13,6 +13,7 @@ pub mod constant_force;
 pub mod gravity;
 pub mod inertia;
 pub mod inversion;
+pub mod neo_hookean;
 pub mod psd;
 pub mod spring;
 pub mod term;

@@ -62,6 +62,39 @@ pub fn project_in_place(block: &mut [f64], n: usize) {
     }
 }
 
+/// PSD projection, in place, of a fixed-size symmetric matrix (no allocation, no padding):
+/// eigen-decompose, clamp negative eigenvalues to zero, recompose. A matrix that is already PSD
+/// is left as it is, bit for bit. Implemented for the 4 × 4 and 9 × 9 of the neo-Hookean
+/// stress derivative (2D and 3D).
+pub trait ProjectFixed {
+    /// Projects in place; returns whether the matrix changed.
+    fn project_psd(&mut self) -> bool;
+}
+
+macro_rules! project_fixed {
+    ($($n:literal),*) => {$(
+        impl ProjectFixed for SMatrix<f64, $n, $n> {
+            fn project_psd(&mut self) -> bool {
+                let eig = SymmetricEigen::new(*self);
+                if eig.eigenvalues.iter().all(|&l| l >= 0.0) {
+                    return false;
+                }
+                let mut out = SMatrix::<f64, $n, $n>::zeros();
+                for (k, &l) in eig.eigenvalues.iter().enumerate() {
+                    if l > 0.0 {
+                        let q = eig.eigenvectors.column(k);
+                        out += q * q.transpose() * l;
+                    }
+                }
+                *self = out;
+                true
+            }
+        }
+    )*};
+}
+
+project_fixed!(4, 9);
+
 /// PSD projection of a symmetric 2×2 matrix in closed form (the hot path for friction).
 pub fn project_2x2(h: &Matrix2<f64>) -> Matrix2<f64> {
     let (a, b, d) = (h[(0, 0)], 0.5 * (h[(0, 1)] + h[(1, 0)]), h[(1, 1)]);
@@ -149,6 +182,28 @@ mod tests {
             let mut block: Vec<f64> = psd.as_slice().to_vec();
             project_in_place(&mut block, n);
             assert_eq!(block, psd.as_slice());
+        }
+    }
+
+    /// The fixed-size projection agrees with the general one (4 × 4 and 9 × 9, the sizes of the
+    /// neo-Hookean stress derivative in 2D and 3D).
+    #[test]
+    fn fixed_size_projection_matches_the_general_path() {
+        macro_rules! check {
+            ($n:literal, $s:expr) => {{
+                let m = SMatrix::<f64, $n, $n>::from_fn(|_, _| lcg($s));
+                let mut m = m + m.transpose();
+                let expect = project(&DMatrix::from_column_slice($n, $n, m.as_slice()));
+                let norm = m.norm();
+                assert!(m.project_psd());
+                let got = DMatrix::from_column_slice($n, $n, m.as_slice());
+                assert!((got - expect).norm() <= 1e-12 * norm, "N = {}", $n);
+            }};
+        }
+        let mut s = 5;
+        for _ in 0..20 {
+            check!(4, &mut s);
+            check!(9, &mut s);
         }
     }
 

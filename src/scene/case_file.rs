@@ -121,7 +121,8 @@ pub struct NewtonSection {
     pub max_iterations: usize,
     /// Halvings allowed per line search before the step is an error.
     pub max_halvings: usize,
-    /// How the spring Hessian is projected: `"clamp"` (SPEC.md §2, the default when absent) or
+    /// How the elastic Hessian (springs; in a scene also the neo-Hookean's) is projected:
+    /// `"clamp"` (SPEC.md §2, the default when absent) or
     /// `"none"` (the exact Hessian, clamped only in an iteration where it is not positive
     /// definite; for refined meshes, docs/refinement.md).
     #[serde(default)]

@@ -172,6 +172,12 @@ impl<const D: usize> SystemBuilder<D> {
         &self.system.mass
     }
 
+    /// The positions at t = 0 of the nodes added so far, m (the rest shape of an elastic
+    /// term over them).
+    pub fn positions(&self) -> &[Vector<D>] {
+        &self.system.x0
+    }
+
     /// Adds a potential (weight h²).
     pub fn add_potential(&mut self, term: Box<dyn Energy<D>>) {
         self.system.potentials.push(term);

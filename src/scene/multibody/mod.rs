@@ -2,7 +2,8 @@
 //! ([`schema`]), its validation into a [`MultibodyScene`] (here: every value checked, every key
 //! named in an error), and the [`crate::solver::System`] a scene builds ([`system`]).
 //!
-//! Bodies today are the book's square and boxes of nx × ny cells, mass-spring; obstacles are
+//! Bodies are the book's square, boxes of nx × ny cells and triangle meshes from Gmsh `.msh`
+//! files, mass-spring or neo-Hookean (`scene::bodies`); obstacles are
 //! half-spaces with an optional surface velocity (belts); drivers are springs to anchors,
 //! prescribed motions and constant forces. Bodies meet obstacles through the contact stage; they
 //! do not yet meet each other (no body–body pair type), so a scene whose bodies start closer
@@ -20,7 +21,10 @@ use nalgebra::Vector2;
 pub use schema::SceneFile;
 
 use crate::contact::{BarrierParams, Coefficients, HalfSpace};
+use crate::energy::neo_hookean::Elasticity;
 use crate::energy::{Projection, Vec2};
+use crate::scene::bodies::Material;
+use crate::scene::bodies::gmsh::read_triangle_mesh;
 use crate::scene::bodies::rectangle::rectangle;
 use crate::scene::bodies::square::square;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
@@ -46,8 +50,8 @@ pub struct BodySpec {
     pub local: Vec<Vec2>,
     /// Its initial velocity, m/s.
     pub velocity: Vec2,
-    /// The springs' stiffness, N/m.
-    pub stiffness: f64,
+    /// What it is made of.
+    pub material: Material,
     /// Two of its nodes whose joining edge gives its rotation (node 0 → the top of its first
     /// column: the left edge).
     pub reference: [usize; 2],
@@ -173,7 +177,7 @@ pub struct MultibodyScene {
     pub max_iterations: usize,
     /// The line search's halving bound.
     pub max_halvings: usize,
-    /// The springs' Hessian projection.
+    /// The elastic terms' Hessian projection (springs and neo-Hookean).
     pub projection: Projection,
     /// The step filters' fraction.
     pub filter_fraction: f64,
@@ -228,7 +232,7 @@ impl MultibodyScene {
         let mut bodies = Vec::with_capacity(f.bodies.len());
         let mut nodes = 0usize;
         for (name, b) in &f.bodies {
-            let body = v.body(name, b)?;
+            let body = v.body(name, b, path)?;
             nodes += body.mesh.len();
             bodies.push(body);
         }
@@ -401,6 +405,39 @@ impl MultibodyScene {
     }
 }
 
+/// A mesh read from a file moved to `centre` (m) and turned by `rotation` (rad) about its
+/// area-weighted centroid: the placed mesh, its nodes relative to that centroid before the
+/// turn (the body's own frame), and two reference nodes for its rotation (its leftmost and
+/// rightmost in that frame).
+fn placed_mesh(read: Mesh, centre: Vec2, rotation: f64) -> (Mesh, Vec<Vec2>, [usize; 2]) {
+    let area = read.area();
+    let centroid = read
+        .triangles
+        .iter()
+        .map(|&[a, b, c]| {
+            let (pa, pb, pc) = (read.x0[a], read.x0[b], read.x0[c]);
+            (pa + pb + pc) / 3.0 * crate::energy::inversion::signed_area(&pa, &pb, &pc)
+        })
+        .sum::<Vec2>()
+        / area;
+    let local: Vec<Vec2> = read.x0.iter().map(|p| p - centroid).collect();
+    let rot = nalgebra::Rotation2::new(rotation);
+    let x0 = local.iter().map(|p| centre + rot * p).collect();
+    let by_x = |a: &&Vec2, b: &&Vec2| a.x.total_cmp(&b.x);
+    let left = local
+        .iter()
+        .enumerate()
+        .min_by(|a, b| by_x(&a.1, &b.1))
+        .map_or(0, |(i, _)| i);
+    let right = local
+        .iter()
+        .enumerate()
+        .max_by(|a, b| by_x(&a.1, &b.1))
+        .map_or(0, |(i, _)| i);
+    let mesh = Mesh::new(x0, read.edges, read.triangles, read.mass, read.contact_area);
+    (mesh, local, [left, right])
+}
+
 /// The nodes of `local` (positions in a body's frame) on side `set` of its bounding box
 /// (within a thousandth of its size), or all of them.
 fn node_set(local: &[Vec2], set: &str) -> Vec<usize> {
@@ -441,15 +478,18 @@ impl Validator<'_> {
         })
     }
 
-    fn body(&self, name: &str, b: &schema::BodySection) -> Result<BodySpec, CaseError> {
+    /// A body: its shape's mesh placed at `centre` and turned by `rotation_deg`, its material.
+    /// `case` is the case file (a mesh file is relative to its folder).
+    fn body(
+        &self,
+        name: &str,
+        b: &schema::BodySection,
+        case: Option<&Path>,
+    ) -> Result<BodySpec, CaseError> {
         let key = |k: &str| format!("bodies.{name}.{k}");
-        let unused = |k: &str, given: bool, shape: &str| -> Result<(), CaseError> {
+        let unused = |k: &str, given: bool, what: &str| -> Result<(), CaseError> {
             if given {
-                Err(self.invalid(
-                    &key(k),
-                    &format!("does not apply to shape = \"{}\"", shape),
-                    "given",
-                ))
+                Err(self.invalid(&key(k), &format!("does not apply to {what}"), "given"))
             } else {
                 Ok(())
             }
@@ -474,72 +514,135 @@ impl Validator<'_> {
         let velocity = b.velocity.unwrap_or([0.0; 2]);
         self.finite2(&key("velocity"), velocity)?;
         self.positive(&key("density"), b.density)?;
-        if b.material != "mass_spring" {
-            return Err(self.invalid(
-                &key("material"),
-                "must be \"mass_spring\" (the only material of this version)",
-                &b.material,
-            ));
-        }
-        let stiffness = need("stiffness", b.stiffness)?;
+        let material = match b.material.as_str() {
+            "mass_spring" => {
+                let what = "material = \"mass_spring\"";
+                unused("youngs_modulus", b.youngs_modulus.is_some(), what)?;
+                unused("poisson_ratio", b.poisson_ratio.is_some(), what)?;
+                Material::MassSpring {
+                    stiffness: need("stiffness", b.stiffness)?,
+                }
+            }
+            "neo_hookean" => {
+                unused(
+                    "stiffness",
+                    b.stiffness.is_some(),
+                    "material = \"neo_hookean\"",
+                )?;
+                let youngs_modulus = need("youngs_modulus", b.youngs_modulus)?;
+                let nu = b
+                    .poisson_ratio
+                    .ok_or_else(|| self.invalid(&key("poisson_ratio"), "missing", "nothing"))?;
+                if !(nu > -1.0 && nu < 0.5) {
+                    return Err(self.invalid(
+                        &key("poisson_ratio"),
+                        "must be in (-1, 0.5) (0.5 is incompressible: the Lamé λ is infinite)",
+                        nu,
+                    ));
+                }
+                Material::NeoHookean(Elasticity {
+                    youngs_modulus,
+                    poisson_ratio: nu,
+                })
+            }
+            other => {
+                return Err(self.invalid(
+                    &key("material"),
+                    "must be \"mass_spring\" or \"neo_hookean\"",
+                    other,
+                ));
+            }
+        };
         if let Some(a) = b.contact_area {
             self.positive(&key("contact_area"), a)?;
         }
         let centre = Vector2::from(b.centre);
         let rotation = b.rotation_deg.to_radians();
-        let (mesh, nx_ny) = match b.shape.as_str() {
-            "square" => {
-                for (k, given) in [
-                    ("width", b.width.is_some()),
-                    ("height", b.height.is_some()),
-                    ("nx", b.nx.is_some()),
-                    ("ny", b.ny.is_some()),
-                ] {
-                    unused(k, given, "square")?;
-                }
-                let side = need("side", b.side)?;
-                let n = need_count("n_seg", b.n_seg)?;
-                let area = b.contact_area.unwrap_or(side / n as f64);
-                let mesh = if rotation == 0.0 {
-                    square(side, n, centre, b.density, area)
+        let grid_keys = [
+            ("side", b.side.is_some()),
+            ("n_seg", b.n_seg.is_some()),
+            ("width", b.width.is_some()),
+            ("height", b.height.is_some()),
+            ("nx", b.nx.is_some()),
+            ("ny", b.ny.is_some()),
+        ];
+        let shape_is = |shape: &str| format!("shape = \"{shape}\"");
+        let (mesh, local, reference) = match b.shape.as_str() {
+            "square" | "box" => {
+                unused("file", b.file.is_some(), &shape_is(&b.shape))?;
+                let (mesh, (nx, ny, w, h)) = if b.shape == "square" {
+                    for (k, given) in &grid_keys[2..] {
+                        unused(k, *given, &shape_is("square"))?;
+                    }
+                    let side = need("side", b.side)?;
+                    let n = need_count("n_seg", b.n_seg)?;
+                    let area = b.contact_area.unwrap_or(side / n as f64);
+                    let mesh = if rotation == 0.0 {
+                        square(side, n, centre, b.density, area)
+                    } else {
+                        rectangle(side, side, n, n, centre, rotation, b.density, area)
+                    };
+                    (mesh, (n, n, side, side))
                 } else {
-                    rectangle(side, side, n, n, centre, rotation, b.density, area)
+                    for (k, given) in &grid_keys[..2] {
+                        unused(k, *given, &shape_is("box"))?;
+                    }
+                    let (w, h) = (need("width", b.width)?, need("height", b.height)?);
+                    let (nx, ny) = (need_count("nx", b.nx)?, need_count("ny", b.ny)?);
+                    let area = b.contact_area.unwrap_or(w / nx as f64);
+                    (
+                        rectangle(w, h, nx, ny, centre, rotation, b.density, area),
+                        (nx, ny, w, h),
+                    )
                 };
-                (mesh, (n, n, side, side))
+                let local = (0..=nx)
+                    .flat_map(|i| {
+                        (0..=ny).map(move |j| {
+                            Vec2::new(
+                                -w / 2.0 + i as f64 * w / nx as f64,
+                                -h / 2.0 + j as f64 * h / ny as f64,
+                            )
+                        })
+                    })
+                    .collect();
+                // A neo-Hookean body's masses follow its elements (its triangles' areas); the
+                // mass-spring grids keep the book's even spread.
+                let mesh = match material {
+                    Material::MassSpring { .. } => mesh,
+                    Material::NeoHookean(_) => mesh.with_area_lumped_masses(b.density),
+                };
+                (mesh, local, [0, ny])
             }
-            "box" => {
-                unused("side", b.side.is_some(), "box")?;
-                unused("n_seg", b.n_seg.is_some(), "box")?;
-                let (w, h) = (need("width", b.width)?, need("height", b.height)?);
-                let (nx, ny) = (need_count("nx", b.nx)?, need_count("ny", b.ny)?);
-                let area = b.contact_area.unwrap_or(w / nx as f64);
-                (
-                    rectangle(w, h, nx, ny, centre, rotation, b.density, area),
-                    (nx, ny, w, h),
-                )
+            "mesh" => {
+                for (k, given) in &grid_keys {
+                    unused(k, *given, &shape_is("mesh"))?;
+                }
+                let file = b
+                    .file
+                    .as_ref()
+                    .ok_or_else(|| self.invalid(&key("file"), "missing", "nothing"))?;
+                let resolved = case
+                    .and_then(Path::parent)
+                    .map_or_else(|| PathBuf::from(file), |dir| dir.join(file));
+                let read = read_triangle_mesh(&resolved, b.density, b.contact_area)
+                    .map_err(|e| self.invalid(&key("file"), &e.to_string(), file))?;
+                placed_mesh(read, centre, rotation)
             }
             other => {
-                return Err(self.invalid(&key("shape"), "must be \"square\" or \"box\"", other));
+                return Err(self.invalid(
+                    &key("shape"),
+                    "must be \"square\", \"box\" or \"mesh\"",
+                    other,
+                ));
             }
         };
-        let (nx, ny, w, h) = nx_ny;
-        let local = (0..=nx)
-            .flat_map(|i| {
-                (0..=ny).map(move |j| {
-                    Vec2::new(
-                        -w / 2.0 + i as f64 * w / nx as f64,
-                        -h / 2.0 + j as f64 * h / ny as f64,
-                    )
-                })
-            })
-            .collect();
         Ok(BodySpec {
             name: name.to_string(),
             mesh,
             local,
             velocity: Vector2::from(velocity),
-            stiffness,
-            reference: [0, ny],
+            material,
+            reference,
         })
     }
 

@@ -15,9 +15,13 @@ use crate::solver::Lagging;
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BodySection {
-    /// `"square"` (the book's square: `side`, `n_seg`) or `"box"` (`width`, `height`, `nx`,
-    /// `ny`).
+    /// `"square"` (the book's square: `side`, `n_seg`), `"box"` (`width`, `height`, `nx`,
+    /// `ny`) or `"mesh"` (a Gmsh `.msh` triangle mesh: `file`).
     pub shape: String,
+    /// A mesh's Gmsh `.msh` file (MSH 4.1, 3-node triangles in a plane z = const), relative to
+    /// the case file; its area-weighted centroid is placed at `centre`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// Side of a square, m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<f64>,
@@ -49,14 +53,23 @@ pub struct BodySection {
         skip_serializing_if = "Option::is_none"
     )]
     pub velocity: Option<[f64; 2]>,
-    /// Areal density, kg/m²: the mass density × area spread evenly over the nodes.
+    /// Areal density, kg/m²: for a mass-spring square or box the mass density × area spread
+    /// evenly over the nodes, else lumped from the triangles' areas.
     pub density: f64,
-    /// `"mass_spring"` (the book's, SPEC.md §2; the default).
+    /// `"mass_spring"` (the book's, SPEC.md §2; the default) or `"neo_hookean"` (the stable
+    /// neo-Hookean FEM over the triangles, SPEC.md §7: `youngs_modulus`, `poisson_ratio`).
     #[serde(default = "default_material")]
     pub material: String,
     /// Spring stiffness of every edge, N/m (mass-spring).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stiffness: Option<f64>,
+    /// Young's modulus E, Pa (neo-Hookean; a 2D body is a plane-strain slab of unit
+    /// thickness, as its areal density is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub youngs_modulus: Option<f64>,
+    /// Poisson's ratio ν in (−1, 0.5) (neo-Hookean).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poisson_ratio: Option<f64>,
     /// Contact area of every node, m (in 2D a length; default: the cell's width, the book's
     /// side/n_seg).
     #[serde(default, skip_serializing_if = "Option::is_none")]

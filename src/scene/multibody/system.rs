@@ -62,7 +62,7 @@ impl MultibodyScene {
             ranges.push(b.mesh.add_to(
                 &mut builder,
                 b.velocity,
-                b.stiffness,
+                &b.material,
                 self.projection,
                 k,
                 &mut surface,

@@ -9,6 +9,7 @@ use crate::contact::{
 use crate::energy::Projection;
 use crate::energy::gravity::GravityEnergy;
 use crate::energy::inversion::{InversionEnergy, cell_triangles};
+use crate::scene::bodies::Material;
 use crate::scene::{Mesh, Scene};
 use crate::solver::{SolverSettings, System, SystemBuilder};
 
@@ -38,7 +39,9 @@ impl Scene {
         let nodes = mesh.add_to(
             &mut builder,
             self.velocity,
-            self.stiffness,
+            &Material::MassSpring {
+                stiffness: self.stiffness,
+            },
             self.spring_projection,
             0,
             &mut surface,
