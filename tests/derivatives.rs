@@ -716,9 +716,14 @@ fn point_edge_barriers<const D: usize>() {
         &vec![1e-6 * dhat; x.len()],
         &vec![0.0; x.len()],
     );
-    assert!(
-        min_relative_eigenvalue(&dense_hessian::<D>(&term, &x, &step, 1.0, false)) >= -PSD_REL_TOL
-    );
+    // The solver's blocks of a correction are its positive twin's projected blocks negated
+    // (they cancel the duplicates'): negative semi-definite, so the term says it is not PSD,
+    // and its PSD fallback drops them.
+    let solver = dense_hessian::<D>(&term, &x, &step, 1.0, false);
+    assert!(min_relative_eigenvalue(&(-&solver)) >= -PSD_REL_TOL);
+    assert!(solver.amax() > 0.0);
+    assert!(!term.hessian_is_psd());
+    assert_eq!(dense_hessian::<D>(&term, &x, &step, 1.0, true).amax(), 0.0);
 }
 
 #[test]
@@ -1456,7 +1461,7 @@ fn assembled_neo_hookean<const D: usize>() {
     );
     let mut up = V::<D>::zeros();
     up[D - 1] = 1.0;
-    stage.add_half_spaces(surface, &[HalfSpace::new(up, V::<D>::zeros())]);
+    stage.add_half_spaces(surface, &[(HalfSpace::new(up, V::<D>::zeros()), 1)]);
     b.set_contact(stage);
     let top = n - 1;
     let mut along = V::<D>::zeros();
@@ -1500,4 +1505,133 @@ fn assembled_neo_hookean<const D: usize>() {
 fn assembled_gradient_and_hessian_of_neo_hookean_cubes_on_a_plane() {
     assembled_neo_hookean::<2>();
     assembled_neo_hookean::<3>();
+}
+
+/// The vertex–vertex corrections cancel the duplicate point–edge pairs exactly: two flat chains
+/// of collinear edges (the faces of two stacked boxes, 0.1 m segments, 0.5 d̂ apart), the upper
+/// shifted along the lower by fractions of a segment and of d̂ (so points sit over edge
+/// interiors, near vertices, and exactly over vertices). Through the stage's own candidates:
+/// (a) the barrier's value equals Σ over both chains' vertices of w A b(distance to the other
+/// chain) (the barrier of the union of the other chain's edges, computed here as a minimum over
+/// segments); (b) the solver's Hessian (duplicates' projected blocks plus the corrections'
+/// negated ones) equals the solver's Hessian of the interior pairs alone, up to rounding.
+#[test]
+fn vertex_vertex_corrections_cancel_duplicate_point_edge_pairs() {
+    use stickslip::contact::candidates::point_edge::AREA_WEIGHT;
+    use stickslip::contact::distance::point_edge::{self, Region};
+    let dhat = 0.01;
+    let params = BarrierParams {
+        dhat,
+        kappa: 1e5,
+        kind: BarrierKind::Book,
+    };
+    let (segments, spacing, area) = (6usize, 0.1, 0.1);
+    // The upper chain starts at 0.15 m + shift: its vertices mid-segment over the lower's at
+    // shift 0, exactly over them at 0.05, and 0.1, 3 and 8 mm (0.01 to 0.8 d̂) off them.
+    for shift in [0.0, 0.05, 0.05 + 1e-4, 0.05 - 3e-3, 0.05 + 8e-3] {
+        // Chain 0 at y = 0 (body 0), chain 1 at y = 0.5 d̂ (body 1), nodes 0..=6 and 7..=13.
+        let mut x: Vec<V<2>> = Vec::new();
+        let mut surface = ContactSurface::default();
+        for body in 0..2 {
+            let start = x.len();
+            for k in 0..=segments {
+                let offset = if body == 1 { shift + 0.15 } else { 0.0 };
+                x.push(V::<2>::new(
+                    k as f64 * spacing + offset,
+                    body as f64 * 0.5 * dhat,
+                ));
+                surface.push(start + k, area, body);
+                if k > 0 {
+                    surface.push_edge([start + k - 1, start + k], body);
+                }
+            }
+        }
+        let mut table = FrictionTable::uniform(Coefficients::single(0.3));
+        table.bodies = 2;
+        let mut stage = ContactStage::<2>::new(
+            params,
+            FrictionParams {
+                eps_v: 1e-3,
+                projection: Projection::Clamp,
+                stick_filter: false,
+            },
+            table,
+        );
+        stage.add_point_edges(surface.clone());
+        stage.find_candidates(&x, &x);
+        stage.update(&x);
+        let zeros = vec![V::<2>::zeros(); x.len()];
+        let step = state(&zeros, &zeros, 0.01);
+        let barriers: Vec<&dyn Energy<2>> = stage
+            .potentials()
+            .filter(|t| t.name() == "barrier")
+            .collect();
+        let value: f64 = barriers.iter().map(|t| t.value(&x, &step, 1.0)).sum();
+        // (a) The union-distance barrier, by brute force.
+        let mut union = 0.0;
+        for (i, &node) in surface.vertices.iter().enumerate() {
+            let d = surface
+                .edges
+                .iter()
+                .zip(&surface.edge_body)
+                .filter(|(_, b)| **b != surface.body[i])
+                .map(|(&[a, b], _)| point_edge::distance(&x[node], &x[a], &x[b]))
+                .fold(f64::INFINITY, f64::min);
+            union += params.value(d, AREA_WEIGHT * area);
+        }
+        assert!(
+            (value - union).abs() <= 1e-12 * union,
+            "shift {shift}: stage {value} vs union {union}"
+        );
+        // (b) The interior pairs alone: every vertex against the other chain's edge whose
+        // interior (or, exactly over a vertex, the first) holds its closest point.
+        let mut interior = Vec::new();
+        for (i, &node) in surface.vertices.iter().enumerate() {
+            let own = surface.body[i];
+            let best = surface
+                .edges
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| surface.edge_body[*j] != own)
+                .map(|(j, &[a, b])| {
+                    let (_, region) = point_edge::closest(&x[node], &x[a], &x[b]);
+                    (j, point_edge::distance(&x[node], &x[a], &x[b]), region)
+                })
+                .filter(|(_, d, _)| *d < dhat)
+                .min_by(|p, q| {
+                    (p.2 != Region::Interior)
+                        .cmp(&(q.2 != Region::Interior))
+                        .then(p.1.total_cmp(&q.1))
+                });
+            if let Some((j, _, _)) = best {
+                let [a, b] = surface.edges[j];
+                interior.push(PointEdge {
+                    nodes: [node, a, b],
+                    vertex: i as u32,
+                    edge: j as u32,
+                    area: AREA_WEIGHT * area,
+                    bodies: (own, surface.edge_body[j]),
+                });
+            }
+        }
+        let singles = interior.len();
+        let alone = BarrierPotential::with_candidates(params, interior, &x);
+        let active: usize = barriers.iter().map(|t| t.elements().len()).sum();
+        assert_eq!(
+            active > singles,
+            shift != 0.0,
+            "shift {shift}: duplicates and corrections are active near the vertices ({active} pairs, {singles} single)"
+        );
+        let expected = dense_hessian::<2>(&alone, &x, &step, 1.0, false);
+        let mut got = DMatrix::<f64>::zeros(2 * x.len(), 2 * x.len());
+        for t in &barriers {
+            got += dense_hessian::<2>(*t, &x, &step, 1.0, false);
+        }
+        let err = (&got - &expected).amax();
+        assert!(
+            err <= 1e-9 * expected.amax(),
+            "shift {shift}: Hessians differ by {err:e} (scale {:e})",
+            expected.amax()
+        );
+    }
 }

@@ -29,6 +29,7 @@ impl SquareBlocks {
             form: BlockForm::Full,
             blocks: &self.blocks[t],
             fixed: true,
+            reserve: Elements::NONE,
         }
     }
 

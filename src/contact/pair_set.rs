@@ -115,6 +115,7 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
         let dhat = self.barrier.params().dhat;
         self.source
             .candidates(x0, x1, dhat, &mut self.barrier.candidates);
+        self.barrier.candidates_changed();
     }
 
     fn update(&mut self, x: &[Vector<D>]) {

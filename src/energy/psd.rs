@@ -30,14 +30,25 @@ pub(crate) fn project(h: &DMatrix<f64>) -> DMatrix<f64> {
 
 /// PSD projection, in place, of the symmetric n × n matrix stored column-major in
 /// `block[..n * n]` (n ≤ [`MAX_BLOCK`]): the general path for an element block of any pair type
-/// or element, without allocation. The block is embedded in a 12 × 12 matrix padded with
-/// zeros, whose eigenpairs are the block's and zeros; a block that is already PSD is left as it
+/// or element, without allocation. Blocks of 4, 6, 9 and 12 degrees of freedom go through
+/// [`ProjectFixed`] at their own size; any other is embedded in a 12 × 12 matrix padded with
+/// zeros, whose eigenpairs are the block's and zeros. A block that is already PSD is left as it
 /// is, bit for bit.
 pub fn project_in_place(block: &mut [f64], n: usize) {
     assert!(
         n <= MAX_BLOCK,
         "block of {n} > {MAX_BLOCK} degrees of freedom"
     );
+    // The sizes of the contact pairs' blocks (2D vertex–vertex and point–edge, 3D point–edge,
+    // point–triangle and edge–edge) without the padding: a 12 × 12 eigen-decomposition costs
+    // several times a 6 × 6 one.
+    match n {
+        4 => return project_fixed::<4>(block),
+        6 => return project_fixed::<6>(block),
+        9 => return project_fixed::<9>(block),
+        12 => return project_fixed::<12>(block),
+        _ => {}
+    }
     let mut m = SMatrix::<f64, MAX_BLOCK, MAX_BLOCK>::zeros();
     for c in 0..n {
         for r in 0..n {
@@ -65,7 +76,8 @@ pub fn project_in_place(block: &mut [f64], n: usize) {
 /// PSD projection, in place, of a fixed-size symmetric matrix (no allocation, no padding):
 /// eigen-decompose, clamp negative eigenvalues to zero, recompose. A matrix that is already PSD
 /// is left as it is, bit for bit. Implemented for the 4 × 4 and 9 × 9 of the neo-Hookean
-/// stress derivative (2D and 3D).
+/// stress derivative (2D and 3D) and the contact pairs' 4 × 4, 6 × 6, 9 × 9 and 12 × 12
+/// blocks.
 pub trait ProjectFixed {
     /// Projects in place; returns whether the matrix changed.
     fn project_psd(&mut self) -> bool;
@@ -93,7 +105,18 @@ macro_rules! project_fixed {
     )*};
 }
 
-project_fixed!(4, 9);
+project_fixed!(4, 6, 9, 12);
+
+/// [`project_in_place`] through the fixed-size `N` × `N` path (the symmetric part projected).
+fn project_fixed<const N: usize>(block: &mut [f64])
+where
+    SMatrix<f64, N, N>: ProjectFixed,
+{
+    let mut m = SMatrix::<f64, N, N>::from_fn(|r, c| 0.5 * (block[N * c + r] + block[N * r + c]));
+    if m.project_psd() {
+        block[..N * N].copy_from_slice(m.as_slice());
+    }
+}
 
 /// PSD projection of a symmetric 2×2 matrix in closed form (the hot path for friction).
 pub fn project_2x2(h: &Matrix2<f64>) -> Matrix2<f64> {

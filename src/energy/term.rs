@@ -128,6 +128,14 @@ pub trait Energy<const D: usize>: Send + Sync {
         true
     }
 
+    /// Elements that are not among [`Energy::elements`] now but may soon be (a contact
+    /// potential's candidates): the solver includes their couplings whenever it rebuilds the
+    /// Hessian's pattern, so that it need not rebuild it again when they join. None unless the
+    /// term says otherwise; of the same nodes per element as [`Energy::elements`].
+    fn reserved_elements(&self) -> Elements<'_> {
+        Elements::NONE
+    }
+
     /// w Ψ(x), J; +∞ where Ψ is (a barrier at or past contact).
     fn value(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64) -> f64;
 

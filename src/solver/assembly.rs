@@ -13,9 +13,9 @@
 //! The contact groups' elements change with the active collisions ([`Group::fixed`] false).
 //! At every assembly their nodes are compared with the ones their map was built for; when they
 //! changed, the map is rebuilt, and only when an entry falls outside the pattern is the pattern
-//! rebuilt (to the couplings of the current elements) with a new symbolic factorisation. A
-//! pattern is kept while the couplings only shrink (explicit zeros are harmless). Both events
-//! are counted ([`HessianSystem::active_set_changes`], [`HessianSystem::symbolic_factorisations`]).
+//! rebuilt (to its old couplings and those of the current elements: it only grows) with a new
+//! symbolic factorisation. A pattern is kept while the couplings only shrink (explicit zeros are
+//! harmless). Both events are counted ([`HessianSystem::active_set_changes`], [`HessianSystem::symbolic_factorisations`]).
 //!
 //! Two factorisations share the pattern and the values: faer's sparse Cholesky (AMD ordering)
 //! and, for small banded systems (the book's square and meshes up to n_seg = 32: at most
@@ -173,6 +173,10 @@ pub struct Group<'a> {
     pub blocks: &'a [f64],
     /// Whether `elements` never changes (false: compared at every assembly).
     pub fixed: bool,
+    /// Elements that may soon join `elements` (a contact potential's candidates): their
+    /// couplings are added whenever the pattern is rebuilt, so that it need not be rebuilt
+    /// again when they become active.
+    pub reserve: Elements<'a>,
 }
 
 /// Where one entry of a group's element-block buffer goes: `block` indexes the buffer, `slot`
@@ -438,17 +442,26 @@ impl HessianSystem {
         for i in 0..n {
             coo.push(i, i, 0.0);
         }
+        // The pattern only grows: couplings of collisions no longer active stay (as explicit
+        // zeros), so contacts that come and go do not rebuild it each time they come back.
+        if self.matrix.nrows() == n {
+            for (row, col, _) in self.matrix.triplet_iter() {
+                coo.push(row, col, 0.0);
+            }
+        }
         for t in 0..count {
-            let elements = group(t).elements;
-            let k = elements.nodes_per_element();
-            for e in 0..elements.len() {
-                for_lower_entries(
-                    self.dim,
-                    k,
-                    &self.dofs,
-                    |j| elements.node(e, j),
-                    |_, row, col| coo.push(row, col, 0.0),
-                );
+            let g = group(t);
+            for elements in [g.elements, g.reserve] {
+                let k = elements.nodes_per_element();
+                for e in 0..elements.len() {
+                    for_lower_entries(
+                        self.dim,
+                        k,
+                        &self.dofs,
+                        |j| elements.node(e, j),
+                        |_, row, col| coo.push(row, col, 0.0),
+                    );
+                }
             }
         }
         self.matrix = CscMatrix::from(&coo);

@@ -187,6 +187,11 @@ impl<const D: usize> IncrementalPotential<D> {
             form: s.form,
             blocks: &s.blocks,
             fixed: s.fixed || s.linear,
+            reserve: if s.linear {
+                Elements::NONE
+            } else {
+                self.term(i).reserved_elements()
+            },
         }
     }
 

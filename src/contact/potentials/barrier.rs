@@ -99,6 +99,8 @@ pub struct BarrierPotential<const D: usize, P> {
     active: Vec<NormalCollision>,
     /// Their stencils, `P::NODES` nodes each: the elements.
     stencils: Vec<usize>,
+    /// The candidates' stencils: the reserved elements ([`Energy::reserved_elements`]).
+    candidate_stencils: Vec<usize>,
 }
 
 impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
@@ -109,6 +111,7 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
             candidates: Vec::new(),
             active: Vec::new(),
             stencils: Vec::new(),
+            candidate_stencils: Vec::new(),
         }
     }
 
@@ -117,6 +120,7 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
     pub fn with_candidates(params: BarrierParams, candidates: Vec<P>, x: &[Vector<D>]) -> Self {
         let mut b = BarrierPotential::new(params);
         b.candidates = candidates;
+        b.candidates_changed();
         b.update(x);
         b
     }
@@ -129,6 +133,16 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
     /// The candidates of the last broad phase.
     pub fn candidates(&self) -> &[P] {
         &self.candidates
+    }
+
+    /// To be called after the candidates were replaced: their stencils become the reserved
+    /// elements.
+    pub fn candidates_changed(&mut self) {
+        self.candidate_stencils.clear();
+        for pair in &self.candidates {
+            self.candidate_stencils
+                .extend_from_slice(&pair.nodes()[..P::NODES]);
+        }
     }
 
     /// The collisions active at `x` (the candidates within d̂ there) become the elements.
@@ -151,17 +165,24 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
     /// distance is curved), N/m, in [`Energy::hessian`]'s layout: for the finite-difference
     /// tests; the solver uses the projection, [`Energy::hessian`].
     pub fn exact_hessian(&self, x: &[Vector<D>], weight: f64, out: &mut [f64]) {
-        self.blocks(x, weight, out, false);
+        self.blocks(x, weight, out, Blocks::Exact);
     }
 
-    /// Every active collision's w-scaled block into `out`, projected to PSD where the distance
-    /// is curved and `project`.
-    fn blocks(&self, x: &[Vector<D>], weight: f64, out: &mut [f64], project: bool) {
+    /// Every active collision's w-scaled block into `out` (see [`Blocks`]).
+    fn blocks(&self, x: &[Vector<D>], weight: f64, out: &mut [f64], mode: Blocks) {
         let n = D * P::NODES;
         let mut g = [Vector::<D>::zeros(); MAX_STENCIL];
         for (c, out) in self.active.iter().zip(out.chunks_exact_mut(n * n)) {
             let pair = &self.candidates[c.candidate];
             let (area, d) = (pair.area(), pair.distance(x));
+            // A pair of negative weight (a vertex–vertex correction) in the solver's modes: the
+            // block of its positive twin, projected, then negated or dropped.
+            let negative = area < 0.0 && mode != Blocks::Exact;
+            if negative && mode == Blocks::Psd {
+                out.fill(0.0);
+                continue;
+            }
+            let (area, sign) = if negative { (-area, -1.0) } else { (area, 1.0) };
             pair.distance_gradient(x, &mut g);
             let b2 = self.params.second(d, area) * weight;
             if P::LINEAR {
@@ -185,12 +206,30 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
                         out[n * k + r] = b2 * gr * gk + b1 * out[n * k + r];
                     }
                 }
-                if project {
+                if mode != Blocks::Exact {
                     project_in_place(out, n);
+                }
+                if sign < 0.0 {
+                    out.iter_mut().for_each(|v| *v = -*v);
                 }
             }
         }
     }
+}
+
+/// Which blocks [`BarrierPotential::blocks`] makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Blocks {
+    /// b″ ∇d ∇dᵀ + b′ ∇²d as it is (the finite-difference tests).
+    Exact,
+    /// The solver's: a curved pair's block projected to PSD; a pair of negative weight (a
+    /// vertex–vertex correction) the negative of its positive twin's projected block, which
+    /// cancels the projected block of the duplicate point–edge pair it corrects exactly where
+    /// that pair's closest point is the vertex (`contact::candidates::vertex_vertex`).
+    Solver,
+    /// Every block PSD: negative-weight pairs dropped (the fallback when [`Blocks::Solver`]
+    /// leaves the matrix indefinite past the solver's mass shifts).
+    Psd,
 }
 
 impl<const D: usize, P: ContactPair<D>> Energy<D> for BarrierPotential<D, P> {
@@ -207,6 +246,14 @@ impl<const D: usize, P: ContactPair<D>> Energy<D> for BarrierPotential<D, P> {
 
     fn fixed_elements(&self) -> bool {
         false
+    }
+
+    /// The candidates' stencils.
+    fn reserved_elements(&self) -> Elements<'_> {
+        Elements::Tuples {
+            k: P::NODES,
+            nodes: &self.candidate_stencils,
+        }
     }
 
     /// w Σ A b(d) over the candidates, J (+∞ if any is at or past contact).
@@ -232,9 +279,22 @@ impl<const D: usize, P: ContactPair<D>> Energy<D> for BarrierPotential<D, P> {
         }
     }
 
-    /// w ∂²b/∂x² per active collision (PSD), N/m.
+    /// w ∂²b/∂x² per active collision, projected ([`Blocks::Solver`]), N/m.
     fn hessian(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [f64]) {
-        self.blocks(x, weight, out, true);
+        self.blocks(x, weight, out, Blocks::Solver);
+    }
+
+    /// PSD unless a pair of negative weight is active.
+    fn hessian_is_psd(&self) -> bool {
+        !self
+            .active
+            .iter()
+            .any(|c| self.candidates[c.candidate].area() < 0.0)
+    }
+
+    /// Every block PSD ([`Blocks::Psd`]).
+    fn psd_hessian(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [f64]) {
+        self.blocks(x, weight, out, Blocks::Psd);
     }
 
     fn depends_on_step(&self) -> bool {

@@ -240,6 +240,7 @@ impl<const D: usize> FrictionPotential<D> {
         )
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn blocks(
         &self,
         x: &[Vector<D>],
@@ -247,16 +248,25 @@ impl<const D: usize> FrictionPotential<D> {
         weight: f64,
         out: &mut [f64],
         project: bool,
+        drop_negative: bool,
     ) {
         let n = D * self.nodes;
         for (c, out) in self.collisions.iter().zip(out.chunks_exact_mut(n * n)) {
-            if project && c.normal_force < 0.0 {
-                // A correction pair's block is negative semi-definite: its projection is zero.
+            // A correction pair (negative λ) in the solver's modes: its positive twin's
+            // projected block negated (it cancels the duplicate pair's), or dropped where every
+            // block must be PSD (as the barrier's, `contact::potentials::barrier`).
+            let negative = project && c.normal_force < 0.0;
+            if negative && drop_negative {
                 out.fill(0.0);
                 continue;
             }
             let u = self.tangential_velocity(c, x, step);
             let (k, s) = c.bounds();
+            let (k, s, sign) = if negative {
+                (-k, -s, -1.0)
+            } else {
+                (k, s, 1.0)
+            };
             let (inner, factor) = tangent_hessian(&u, k, s, self.params.eps_v);
             let inner = if project {
                 psd::project_2x2(&inner)
@@ -269,7 +279,7 @@ impl<const D: usize> FrictionPotential<D> {
             let block = match factor {
                 Some(mu_lambda) => tit * (mu_lambda / step.h),
                 None => tit / step.h,
-            } * weight;
+            } * (weight * sign);
             let w = &c.frame.weights;
             for cj in 0..self.nodes {
                 for rj in 0..self.nodes {
@@ -333,15 +343,18 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
             weight,
             out,
             self.params.projection == Projection::Clamp,
+            false,
         );
     }
 
+    /// PSD when projected and no correction pair (negative λ) is lagged.
     fn hessian_is_psd(&self) -> bool {
         self.params.projection == Projection::Clamp
+            && !self.collisions.iter().any(|c| c.normal_force < 0.0)
     }
 
     fn psd_hessian(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64, out: &mut [f64]) {
-        self.blocks(x, step, weight, out, true);
+        self.blocks(x, step, weight, out, true, true);
     }
 
     /// The stick-zone filter (`newton.stick_filter`; off: +∞), below.

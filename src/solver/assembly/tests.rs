@@ -19,6 +19,7 @@ fn full<'a>(elements: Elements<'a>, blocks: &'a [f64]) -> Group<'a> {
         form: BlockForm::Full,
         blocks,
         fixed: true,
+        reserve: Elements::NONE,
     }
 }
 
@@ -255,6 +256,7 @@ fn a_changing_group_rebuilds_the_pattern_only_for_a_new_coupling() {
                     form: BlockForm::Full,
                     blocks,
                     fixed: false,
+                    reserve: Elements::NONE,
                 },
             ]
         }
@@ -357,6 +359,7 @@ fn difference_form_assembles_the_full_form_exactly() {
                         form: BlockForm::Difference,
                         blocks: &compact,
                         fixed: true,
+                        reserve: Elements::NONE,
                     },
                 ];
                 let make = |g: &[Group]| {
@@ -389,6 +392,7 @@ fn difference_form_assembles_the_full_form_exactly() {
         form: BlockForm::Difference,
         blocks: &[0.0; 8],
         fixed: true,
+        reserve: Elements::NONE,
     }];
     assert!(matches!(
         HessianSystem::new(
