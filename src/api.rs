@@ -244,8 +244,8 @@ fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
 /// Runs every cell of `sweep` with [`run_sweep_cell`] on `jobs` threads (std scoped threads
 /// pulling the next cell from a shared counter, as [`crate::sweep::pool`] does) and merges them
 /// as `stickslip sweep collect` merges a sweep directory: [`Collected::csv`] is then `map.csv`
-/// byte for byte. `cell_done(done)` is called on the calling thread's behalf after each cell
-/// (from the worker that ran it). When `stop` becomes true no further cell is started; the cells
+/// byte for byte. `cell_done(done)` is called by the worker that ran a cell as it ends, with the
+/// number of cells ended so far. When `stop` becomes true no further cell is started; the cells
 /// not run are [`CellState::Missing`].
 pub fn run_sweep_in_memory(
     sweep: &Sweep,
