@@ -18,11 +18,14 @@
 //! * [`console`]: what the commands share with the terminal: printing, option rules.
 //! * [`sweep`]: parameter sweeps over case keys: the sweep file, shards, the sweep directory,
 //!   the parallel pool, the merged map and its figure.
+//! * [`api`]: the entry points the command line and the Python package share: loading a case of
+//!   any kind, the options' rules, the cross-check's backend, a sweep's cells.
 //! * [`app`]: the command line, output directories, signals, `plot`.
 //!
 //! `docs/architecture.md` draws the flow and says where new code goes.
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod app;
 pub mod console;
 pub mod contact;

@@ -1,19 +1,19 @@
 //! The command line: `stickslip` (the three slope cases), `run`, `check`.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::api;
 use crate::app::output::{self, OutputError, OutputRefused, StageError, StagedDir};
 use crate::app::plot::{self, PlotArgs, PlotError};
 use crate::app::rigid_command::{self, RigidCommandError};
 use crate::app::scene_command::{self, SceneCommandError};
 use crate::app::sweep_command::{self, SweepCommandError};
 use crate::console::{BadOption, EmitError, Progress, check_overrides, check_positive, emit};
-use crate::cross_check::impulse_law::{ContactInput, ImpulseBackend, SharedBackend};
-use crate::cross_check::{CrossCheck, CrossCheckConfig, CrossCheckReport};
-use crate::gpu::{self, GpuError, GpuMode};
+use crate::cross_check::impulse_law::{ImpulseBackend, SharedBackend};
+use crate::cross_check::{CrossCheck, CrossCheckReport};
+use crate::gpu::{GpuError, GpuMode};
 use crate::run::runner::{self, RunError, RunOptions, Runner, Summary};
 use crate::scene::builtin::BUILTIN_CASES;
 use crate::scene::{CaseError, CaseKind, Override, Scene};
@@ -94,12 +94,7 @@ impl CaseArgs {
         check_positive("--duration", self.duration)?;
         check_positive("--tol", self.tol)?;
         let scene = Scene::load_with_overrides(&self.case, &self.set)?;
-        check_overrides(&scene, self.duration, self.tol)?;
-        let opts = RunOptions {
-            duration: self.duration,
-            tol: self.tol,
-            ..Default::default()
-        };
+        let opts = api::slope_run_options(&scene, self.duration, self.tol)?;
         Ok((scene, opts))
     }
 }
@@ -267,33 +262,12 @@ impl CliError {
     }
 }
 
-/// The impulse-law backend for `mode`, made once per process, and the seconds its setup took.
-///
-/// The setup includes one warm-up batch of a single contact, so that the one-time costs of the
-/// first batch (buffer creation, the driver's first use of the pipeline) are paid here rather
-/// than inside the first case's post-pass; the default run prints this time beside the table.
+/// The impulse-law backend for `mode` ([`api::impulse_backend`]).
 fn backend(mode: GpuMode) -> Result<(SharedBackend, f64), CliError> {
-    let clock = Instant::now();
-    let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
-    let mut backend = gpu::select_impulse_backend(mode, mask)?;
-    let warm_up = [ContactInput::new(
-        [1.0, -1.0, 0.0],
-        [0.0, 1.0, 0.0],
-        0.0,
-        0.5,
-    )];
-    backend.apply(&warm_up, &mut Vec::with_capacity(1))?;
-    Ok((SharedBackend::new(backend), clock.elapsed().as_secs_f64()))
-}
-
-fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
-    CrossCheck::new(
-        Box::new(shared.clone()),
-        CrossCheckConfig {
-            eps_v: scene.eps_v,
-            late_from_s: scene.cross_check_late_from,
-        },
-    )
+    api::impulse_backend(mode).map_err(|e| match e {
+        api::BackendSetupError::Gpu(e) => CliError::Gpu(e),
+        api::BackendSetupError::Backend(e) => CliError::Backend(e),
+    })
 }
 
 fn run_one(
@@ -413,7 +387,7 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
     for (path, text) in BUILTIN_CASES {
         let scene = Scene::from_toml(text, Path::new(path))?;
         check_overrides(&scene, Some(args.duration), None)?;
-        let mut check = cross_check_for(&shared, &scene);
+        let mut check = api::cross_check_for(&shared, &scene);
         let label = scene.name.clone();
         let runner = run_one(scene, &opts, Some(&mut check), &label)?;
         summaries.push(runner.summary(Some(check.finish())));
@@ -474,7 +448,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
     // The output path is checked (and refused) before anything runs.
     let staged = StagedDir::new(&out)?;
     let (shared, _) = backend(args.case.gpu)?;
-    let mut check = cross_check_for(&shared, &scene);
+    let mut check = api::cross_check_for(&shared, &scene);
     let write_frame = |r: &Runner| -> Result<(), CliError> {
         if args.obj {
             let name = format!("frame_{:05}.obj", r.sim.step);
@@ -517,7 +491,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
 fn check_command(args: &CheckArgs) -> Result<(), CliError> {
     let (scene, opts) = args.case.load()?;
     let (shared, _) = backend(args.case.gpu)?;
-    let mut check = cross_check_for(&shared, &scene);
+    let mut check = api::cross_check_for(&shared, &scene);
     let label = scene.name.clone();
     run_one(scene, &opts, Some(&mut check), &label)?;
     let report: CrossCheckReport = check.finish();

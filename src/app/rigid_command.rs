@@ -74,10 +74,7 @@ pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
                 .unwrap_or_else(|| "run".into()),
         )
     });
-    if let Some(d) = request.duration {
-        crate::rigid::case::check_steps(scene.h, d)
-            .map_err(|rule| BadOption::new("--duration", &rule, d))?;
-    }
+    crate::api::check_rigid_duration(&scene, request.duration)?;
     // The output path is checked (and a foreign one refused) before the run, not after it.
     let staged = StagedDir::new(&out)?;
     let run = simulate(&scene, request.duration)?;

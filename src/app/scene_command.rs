@@ -71,20 +71,7 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     reject("--tol", request.tol_given)?;
     reject("--obj", request.obj)?;
     let scene = MultibodyScene::load(request.case, request.set)?;
-    if let Some(d) = request.duration {
-        let steps = (d / scene.h).round();
-        if !(1.0..=crate::scene::slope::MAX_STEPS).contains(&steps) {
-            return Err(BadOption::new(
-                "--duration",
-                &format!(
-                    "duration / time.h must give between 1 and {:e} steps",
-                    crate::scene::slope::MAX_STEPS
-                ),
-                d,
-            )
-            .into());
-        }
-    }
+    crate::api::check_scene_duration(&scene, request.duration)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
         PathBuf::from("out").join(
             request

@@ -1,28 +1,21 @@
 //! `stickslip sweep SWEEP.toml --out DIR [--shard I/N] [--jobs J]` and
 //! `stickslip sweep collect DIR` (docs/sweeps.md): the command line of [`crate::sweep`], and
-//! the one thing that module leaves to the app, running a cell: [`runner::run`] with the
-//! impulse-law cross-check on the CPU (no GPU per cell), the verdict by the rule of
-//! `summary.json`.
+//! the one thing that module leaves to the app, running a cell: [`api::run_sweep_cell`] (a
+//! [`crate::run::runner::run`] with the impulse-law cross-check on the CPU, no GPU per cell, the
+//! verdict by the rule of `summary.json`), shared with the Python package.
 
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
+use crate::api;
 use crate::app::output::{MARKER_FILE, Marker, OutputError};
 use crate::app::plot::plotters_font;
 use crate::console::{BadOption, EmitError, emit, one_line};
-use crate::cross_check::impulse_law::CpuLaw;
-use crate::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::graphics::write_png;
-use crate::run::runner::{self, RunOptions};
 use crate::sweep::SweepError;
 use crate::sweep::collect::Collected;
-use crate::sweep::dir::{
-    CellRecord, CellResult, CellState, MAP_PNG, Manifest, Outcome, SWEEP_FILES, SweepDir,
-    json_value,
-};
+use crate::sweep::dir::{CellState, MAP_PNG, Manifest, SWEEP_FILES, SweepDir};
 use crate::sweep::file::{Cell, Sweep};
 use crate::sweep::shard::Shard;
 use crate::sweep::{map, pool};
@@ -79,77 +72,6 @@ fn marker_text() -> String {
         files: SWEEP_FILES.iter().map(|s| s.to_string()).collect(),
     };
     serde_json::to_string_pretty(&marker).unwrap_or_default() + "\n"
-}
-
-/// Runs one cell; never fails (an error or a panic is the cell's outcome).
-fn run_cell(sweep: &Sweep, cell: &Cell) -> CellRecord {
-    let clock = Instant::now();
-    let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| evaluate(sweep, cell))) {
-        Ok(Ok(result)) => Outcome::Done(result),
-        Ok(Err(error)) => Outcome::Failed {
-            error: one_line(&error),
-        },
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(no message)".into());
-            Outcome::Failed {
-                error: one_line(&format!("panicked: {what}")),
-            }
-        }
-    };
-    CellRecord {
-        id: cell.id.clone(),
-        sweep_hash: sweep.hash.clone(),
-        inputs: cell.inputs.iter().map(json_value).collect(),
-        overrides: cell.overrides.iter().map(|o| o.setting.clone()).collect(),
-        outcome,
-        wall_seconds: clock.elapsed().as_secs_f64(),
-    }
-}
-
-/// A cell's run: the case with its overrides, to its duration, cross-checked on the CPU.
-fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
-    let scene = sweep.scene(cell).map_err(|e| e.to_string())?;
-    let mut check = CrossCheck::new(
-        Box::new(CpuLaw::single_threaded()),
-        CrossCheckConfig {
-            eps_v: scene.eps_v,
-            late_from_s: scene.cross_check_late_from,
-        },
-    );
-    let runner = runner::run(scene, &RunOptions::default(), Some(&mut check), |_, _| {})
-        .map_err(|e| e.to_string())?;
-    let s = runner.summary(Some(check.finish()));
-    let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
-    let (stop_time_s, creep_speed_m_per_s) = match s.verdict {
-        crate::run::verdict::Verdict::Stopped { since, creep_speed } => {
-            (Some(since), Some(creep_speed))
-        }
-        _ => (None, None),
-    };
-    // The state's name as summary.json writes it (`{"state": "stopped", …}`).
-    let verdict = serde_json::to_value(s.verdict)
-        .ok()
-        .and_then(|v| v.get("state").and_then(|s| s.as_str().map(str::to_owned)))
-        .unwrap_or_else(|| "unknown".into());
-    let cc = s.cross_check.as_ref();
-    Ok(CellResult {
-        verdict,
-        stop_time_s,
-        downhill_distance_m: s.downhill_distance,
-        final_speed_m_per_s: finite(s.final_speed),
-        creep_speed_m_per_s: finite(creep_speed_m_per_s),
-        newton_iterations: s.solver.newton_iterations,
-        max_iterations_in_step: s.solver.max_iterations_in_step,
-        steps: s.solver.steps,
-        agreement: finite(cc.and_then(|c| c.overall.fraction)),
-        late_agreement: finite(cc.and_then(|c| c.late.fraction)),
-        gap_median_m_per_s: finite(cc.and_then(|c| c.gap_median)),
-        verdict_text: s.verdict.to_string(),
-    })
 }
 
 /// Errors of `stickslip sweep`, mapped onto the CLI's exit codes in [`crate::app::cli`].
@@ -209,7 +131,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<(), SweepCommandError> {
     }
     let label = format!("sweep {} shard {shard}", one_line(&sweep.name));
     let report = pool::run_cells(&dir, todo.len(), jobs, &label, |k| {
-        run_cell(&sweep, todo[k])
+        api::run_sweep_cell(&sweep, todo[k])
     });
     eprintln!(
         "{label} ({shard_from}): {} of {} cells; ran {} ({} failed), skipped {finished} already finished{}; {:.1} s, {:.2} cells/s on {} threads",

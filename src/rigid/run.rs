@@ -375,6 +375,34 @@ pub const TRAJECTORY_HEADER: &str = "t_s,x_m,y_m,z_m,qw,qx,qy,qz,omega_x_rad_per
 /// Column names of `events.csv`, with units.
 pub const EVENTS_HEADER: &str = "t_s,contact_x_m,contact_y_m,contact_z_m,normal_speed_before_m_per_s,normal_speed_after_m_per_s,tangential_speed_before_m_per_s,tangential_speed_after_m_per_s,mode,impulse_x_n_s,impulse_y_n_s,impulse_z_n_s,kinetic_energy_change_j,fallback";
 
+/// The values of one row of `trajectory.csv`, in the order of [`TRAJECTORY_HEADER`] (the
+/// orientation as a unit quaternion w, x, y, z; the twist as ω then v, body frame as stored).
+pub fn trajectory_values(r: &RigidRow) -> [f64; 19] {
+    let q = UnitQuaternion::from_matrix(&r.state.pose.r);
+    let (p, tw) = (r.state.pose.p, r.state.twist);
+    [
+        r.t,
+        p.x,
+        p.y,
+        p.z,
+        q.w,
+        q.i,
+        q.j,
+        q.k,
+        tw[0],
+        tw[1],
+        tw[2],
+        tw[3],
+        tw[4],
+        tw[5],
+        r.kinetic,
+        r.potential,
+        r.kinetic + r.potential,
+        r.angular_momentum,
+        r.distance,
+    ]
+}
+
 /// Writes `trajectory.csv`, `events.csv` and `summary.json`; `file(name)` gives each one's
 /// path (e.g. inside a [`crate::app::output::StagedDir`]).
 pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(), RigidRunError> {
@@ -382,34 +410,8 @@ pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(
     let mut w = BufWriter::new(io(&path, fs::File::create(&path))?);
     io(&path, writeln!(w, "{TRAJECTORY_HEADER}"))?;
     for r in &run.rows {
-        let q = UnitQuaternion::from_matrix(&r.state.pose.r);
-        let (p, tw) = (r.state.pose.p, r.state.twist);
-        io(
-            &path,
-            writeln!(
-                w,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                r.t,
-                p.x,
-                p.y,
-                p.z,
-                q.w,
-                q.i,
-                q.j,
-                q.k,
-                tw[0],
-                tw[1],
-                tw[2],
-                tw[3],
-                tw[4],
-                tw[5],
-                r.kinetic,
-                r.potential,
-                r.kinetic + r.potential,
-                r.angular_momentum,
-                r.distance
-            ),
-        )?;
+        let values: Vec<String> = trajectory_values(r).iter().map(f64::to_string).collect();
+        io(&path, writeln!(w, "{}", values.join(",")))?;
     }
     io(&path, w.flush())?;
     let path = file("events.csv");

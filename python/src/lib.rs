@@ -1,0 +1,742 @@
+//! `stickslip._native`: the Rust half of the Python package (docs/python.md). Every run goes
+//! through the library's entry points the command line uses ([`stickslip::api`], the runners of
+//! [`stickslip::run`], [`stickslip::rigid::run::simulate`]), so a result equals the CLI's output
+//! files bit for bit. The GIL is released while a case steps; the thread that called in
+//! re-attaches every [`SIGNAL_CHECK`] to let Python run its signal handlers, so Ctrl-C raises
+//! `KeyboardInterrupt` within a fraction of a second and leaves the interpreter usable.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use stickslip::api::{self, LoadError, LoadedCase};
+use stickslip::console::{BadOption, one_line};
+use stickslip::gpu::{GpuError, GpuMode};
+use stickslip::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
+use stickslip::run::multibody::{SceneRunError, SceneRunner, trajectory_header, trajectory_values};
+use stickslip::run::runner::{self, RunError, Runner};
+use stickslip::scene::{CaseError, Override};
+use stickslip::sweep::SweepError;
+use stickslip::sweep::file::Sweep;
+
+/// How often a stepping thread re-attaches to the interpreter to run its signal handlers.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
+/// A run shows its bar only once it has taken this long (the CLI's rule).
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// The file, key and rule of a bad-input error, where it has them.
+struct Blame {
+    file: Option<String>,
+    key: Option<String>,
+    rule: Option<String>,
+}
+
+fn case_blame(e: &CaseError) -> Blame {
+    let file = |f: &PathBuf| Some(f.display().to_string());
+    match e {
+        CaseError::Io { file: f, source } => Blame {
+            file: file(f),
+            key: None,
+            rule: Some(source.to_string()),
+        },
+        CaseError::NotACaseFile { file: f, what } => Blame {
+            file: file(f),
+            key: None,
+            rule: Some(format!("not a case file: it is {what}")),
+        },
+        CaseError::Parse {
+            file: f,
+            key,
+            message,
+        } => Blame {
+            file: file(f),
+            key: Some(key.clone()),
+            rule: Some(message.clone()),
+        },
+        CaseError::Invalid {
+            file: f, key, rule, ..
+        } => Blame {
+            file: file(f),
+            key: Some(key.clone()),
+            rule: Some(rule.clone()),
+        },
+        CaseError::FromOverride { source, .. } => case_blame(source),
+    }
+}
+
+fn option_blame(e: &BadOption) -> Blame {
+    Blame {
+        file: None,
+        key: Some(e.option.clone()),
+        rule: Some(e.rule.clone()),
+    }
+}
+
+/// `stickslip.InputError` (a `ValueError`) with the CLI's exit-2 message, word for word.
+fn input_error(py: Python<'_>, message: &str, blame: Blame) -> PyErr {
+    let made = py
+        .import("stickslip.errors")
+        .and_then(|m| m.getattr("InputError"))
+        .and_then(|class| class.call1((one_line(message), blame.file, blame.key, blame.rule)));
+    match made {
+        Ok(e) => PyErr::from_value(e),
+        Err(e) => e,
+    }
+}
+
+/// `stickslip.RunError` (a `RuntimeError`) with the CLI's exit-1 message.
+fn run_error(py: Python<'_>, message: &str) -> PyErr {
+    let made = py
+        .import("stickslip.errors")
+        .and_then(|m| m.getattr("RunError"))
+        .and_then(|class| class.call1((one_line(message),)));
+    match made {
+        Ok(e) => PyErr::from_value(e),
+        Err(e) => e,
+    }
+}
+
+/// Why a run stopped early.
+enum Stop {
+    /// Bad input found once the run was asked for (an option, `STICKSLIP_GPU_BACKENDS`).
+    Input(String, Blame),
+    /// The run failed (the CLI's exit 1).
+    Failed(String),
+    /// A signal handler raised (Ctrl-C: `KeyboardInterrupt`).
+    Interrupted(PyErr),
+}
+
+impl Stop {
+    fn into_py(self, py: Python<'_>) -> PyErr {
+        match self {
+            Stop::Input(message, blame) => input_error(py, &message, blame),
+            Stop::Failed(message) => run_error(py, &message),
+            Stop::Interrupted(e) => e,
+        }
+    }
+}
+
+impl From<BadOption> for Stop {
+    fn from(e: BadOption) -> Stop {
+        Stop::Input(e.to_string(), option_blame(&e))
+    }
+}
+
+impl From<RunError> for Stop {
+    fn from(e: RunError) -> Stop {
+        Stop::Failed(e.to_string())
+    }
+}
+
+impl From<SceneRunError> for Stop {
+    fn from(e: SceneRunError) -> Stop {
+        Stop::Failed(e.to_string())
+    }
+}
+
+impl From<api::BackendSetupError> for Stop {
+    fn from(e: api::BackendSetupError) -> Stop {
+        match e {
+            api::BackendSetupError::Gpu(e @ GpuError::BadBackends { .. }) => Stop::Input(
+                e.to_string(),
+                Blame {
+                    file: None,
+                    key: Some("STICKSLIP_GPU_BACKENDS".into()),
+                    rule: None,
+                },
+            ),
+            e => Stop::Failed(e.to_string()),
+        }
+    }
+}
+
+/// Runs the signal handlers of the interpreter (from the thread that called in, re-attaching
+/// for the moment it takes) once every [`SIGNAL_CHECK`].
+struct SignalPoll {
+    last: Instant,
+}
+
+impl SignalPoll {
+    fn new() -> SignalPoll {
+        SignalPoll {
+            last: Instant::now(),
+        }
+    }
+    fn poll(&mut self) -> Result<(), Stop> {
+        if self.last.elapsed() < SIGNAL_CHECK {
+            return Ok(());
+        }
+        self.last = Instant::now();
+        Python::attach(|py| py.check_signals()).map_err(Stop::Interrupted)
+    }
+}
+
+/// The progress bar of a run or a sweep on standard error: drawn when `progress` is true, or
+/// when it is `None` and standard error is a terminal (never in a notebook, whose standard error
+/// is a pipe); a run's bar only appears once the run has taken [`PROGRESS_AFTER`].
+struct Progress {
+    bar: ProgressBar,
+    enabled: bool,
+    shown: bool,
+    start: Instant,
+    delay: Duration,
+}
+
+impl Progress {
+    fn new(progress: Option<bool>, total: usize, label: &str, unit: &str, delay: Duration) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::hidden());
+        let template = format!("{{msg}} [{{bar:40}}] {{pos}}/{{len}} {unit}, eta {{eta}}");
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(label.to_string());
+        Progress {
+            bar,
+            enabled: progress.unwrap_or_else(|| std::io::stderr().is_terminal()),
+            shown: false,
+            start: Instant::now(),
+            delay,
+        }
+    }
+    fn update(&mut self, done: usize) {
+        if self.enabled && !self.shown && self.start.elapsed() >= self.delay {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.bar.set_position(done as u64);
+    }
+    fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// A column of a trajectory: floats, or integers (Newton iterations).
+enum Column {
+    Float(Vec<f64>),
+    Int(Vec<i64>),
+}
+
+/// What a run hands back to Python, all plain data (made while detached).
+struct RunOutput {
+    kind: &'static str,
+    columns: Vec<(String, Column)>,
+    events: Option<Vec<(String, EventColumn)>>,
+    summary_json: String,
+    verdict: Verdict,
+}
+
+enum EventColumn {
+    Float(Vec<f64>),
+    Text(Vec<String>),
+    Bool(Vec<bool>),
+}
+
+enum Verdict {
+    One(String),
+    PerBody(Vec<(String, String)>),
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Stop> {
+    serde_json::to_string(value).map_err(|e| Stop::Failed(format!("summary: {e}")))
+}
+
+fn parse_gpu(gpu: &str) -> Result<GpuMode, BadOption> {
+    match gpu {
+        "auto" => Ok(GpuMode::Auto),
+        "on" => Ok(GpuMode::On),
+        "off" => Ok(GpuMode::Off),
+        other => Err(BadOption::new(
+            "--gpu",
+            "must be one of auto, on, off",
+            other,
+        )),
+    }
+}
+
+/// A slope case, as `stickslip run` runs it: the options' rules, the impulse law's backend, the
+/// runner driven to the end with the cross-check fed every [`runner::RECORD_CHUNK_STEPS`].
+fn run_slope(
+    scene: stickslip::scene::Scene,
+    duration: Option<f64>,
+    tol: Option<f64>,
+    gpu: &str,
+    progress: Option<bool>,
+) -> Result<RunOutput, Stop> {
+    let opts = api::slope_run_options(&scene, duration, tol)?;
+    let (shared, _) = api::impulse_backend(parse_gpu(gpu)?)?;
+    let mut check = api::cross_check_for(&shared, &scene);
+    let mut runner = Runner::new(scene, &opts)?;
+    let mut bar = Progress::new(
+        progress,
+        runner.total_steps(),
+        &runner.scene.name,
+        "steps",
+        PROGRESS_AFTER,
+    );
+    let mut signals = SignalPoll::new();
+    runner::drive(&mut runner, Some(&mut check), |r: &Runner| {
+        bar.update(r.sim.step);
+        signals.poll()
+    })?;
+    bar.finish();
+    let summary = runner.summary(Some(check.finish()));
+    let headers = stickslip::app::output::TRAJECTORY_HEADER.split(',');
+    let rows = &runner.rows;
+    let float = |f: fn(&runner::TrajectoryRow) -> f64| Column::Float(rows.iter().map(f).collect());
+    let values = [
+        float(|r| r.t),
+        float(|r| r.centroid_x),
+        float(|r| r.centroid_y),
+        float(|r| r.centroid_vx),
+        float(|r| r.centroid_vy),
+        float(|r| r.downhill_distance),
+        float(|r| r.downhill_speed),
+        float(|r| r.min_distance),
+        Column::Int(rows.iter().map(|r| r.newton_iterations as i64).collect()),
+        float(|r| r.final_residual),
+    ];
+    Ok(RunOutput {
+        kind: "slope_square",
+        columns: headers.map(str::to_string).zip(values).collect(),
+        events: None,
+        summary_json: to_json(&summary)?,
+        verdict: Verdict::One(summary.verdict.to_string()),
+    })
+}
+
+/// A scene of bodies, as `stickslip run` runs it.
+fn run_scene(
+    scene: stickslip::scene::multibody::MultibodyScene,
+    duration: Option<f64>,
+    tol: Option<f64>,
+    progress: Option<bool>,
+) -> Result<RunOutput, Stop> {
+    if tol.is_some() {
+        return Err(BadOption::new(
+            "--tol",
+            "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
+            "given",
+        )
+        .into());
+    }
+    api::check_scene_duration(&scene, duration)?;
+    let mut runner = SceneRunner::new(scene, duration)?;
+    let mut bar = Progress::new(
+        progress,
+        runner.total_steps(),
+        &runner.scene.name,
+        "steps",
+        PROGRESS_AFTER,
+    );
+    let mut signals = SignalPoll::new();
+    while !runner.done() {
+        runner.step()?;
+        bar.update(runner.sim.step);
+        signals.poll()?;
+    }
+    bar.finish();
+    let summary = runner.summary();
+    let header = trajectory_header(&runner.scene);
+    let rows: Vec<Vec<f64>> = runner.rows.iter().map(trajectory_values).collect();
+    let iterations = header.len() - 2;
+    let columns = header
+        .into_iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let column = if k == iterations {
+                Column::Int(rows.iter().map(|r| r[k] as i64).collect())
+            } else {
+                Column::Float(rows.iter().map(|r| r[k]).collect())
+            };
+            (name, column)
+        })
+        .collect();
+    let verdict = Verdict::PerBody(
+        summary
+            .bodies
+            .iter()
+            .map(|b| (b.name.clone(), b.verdict.to_string()))
+            .collect(),
+    );
+    Ok(RunOutput {
+        kind: "scene",
+        columns,
+        events: None,
+        summary_json: to_json(&summary)?,
+        verdict,
+    })
+}
+
+/// A rigid case, as `stickslip run` runs it (one call: it is not interrupted mid-run).
+fn run_rigid(
+    scene: stickslip::rigid::case::RigidScene,
+    duration: Option<f64>,
+    tol: Option<f64>,
+) -> Result<RunOutput, Stop> {
+    if tol.is_some() {
+        return Err(
+            BadOption::new("--tol", "does not apply to a rigid_ellipsoid case", "given").into(),
+        );
+    }
+    api::check_rigid_duration(&scene, duration)?;
+    let run = stickslip::rigid::run::simulate(&scene, duration)
+        .map_err(|e| Stop::Failed(e.to_string()))?;
+    let rows: Vec<[f64; 19]> = run
+        .rows
+        .iter()
+        .map(stickslip::rigid::run::trajectory_values)
+        .collect();
+    let columns = RIGID_HEADER
+        .split(',')
+        .enumerate()
+        .map(|(k, name)| {
+            (
+                name.to_string(),
+                Column::Float(rows.iter().map(|r| r[k]).collect()),
+            )
+        })
+        .collect();
+    let e = &run.events;
+    let float = |f: &dyn Fn(&stickslip::rigid::run::ImpactEvent) -> f64| {
+        EventColumn::Float(e.iter().map(f).collect())
+    };
+    let values = vec![
+        float(&|e| e.t),
+        float(&|e| e.point[0]),
+        float(&|e| e.point[1]),
+        float(&|e| e.point[2]),
+        float(&|e| e.normal_speed_before),
+        float(&|e| e.normal_speed_after),
+        float(&|e| e.tangential_speed_before),
+        float(&|e| e.tangential_speed_after),
+        EventColumn::Text(e.iter().map(|e| e.mode.to_string()).collect()),
+        float(&|e| e.impulse[0]),
+        float(&|e| e.impulse[1]),
+        float(&|e| e.impulse[2]),
+        float(&|e| e.kinetic_energy_change),
+        EventColumn::Bool(e.iter().map(|e| e.fallback).collect()),
+    ];
+    let events = EVENTS_HEADER.split(',').map(str::to_string).zip(values);
+    Ok(RunOutput {
+        kind: "rigid_ellipsoid",
+        columns,
+        events: Some(events.collect()),
+        summary_json: to_json(&run.summary)?,
+        verdict: Verdict::One(run.summary.ended.to_string()),
+    })
+}
+
+/// A Python value of `set={...}` as the text of a `--set KEY=VALUE`: a `str` as given (read as
+/// the command line reads VALUE), anything else as TOML.
+fn override_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(s.to_str()?.to_string());
+    }
+    Ok(toml_value(value)?.to_string())
+}
+
+fn toml_value(value: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
+    if value.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(value.extract()?));
+    }
+    if value.is_instance_of::<PyInt>() {
+        return Ok(toml::Value::Integer(value.extract()?));
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(value.extract()?));
+    }
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(toml::Value::String(s.to_str()?.to_string()));
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        let items: PyResult<Vec<toml::Value>> =
+            value.try_iter()?.map(|item| toml_value(&item?)).collect();
+        return Ok(toml::Value::Array(items?));
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        "a value of set= must be a bool, int, float, str or a list of them (got {})",
+        value.get_type().name()?
+    )))
+}
+
+/// A loaded, validated case file (`stickslip.load`).
+#[pyclass(module = "stickslip._native", frozen)]
+struct Case {
+    case: LoadedCase,
+    path: PathBuf,
+    overrides: Vec<String>,
+}
+
+#[pymethods]
+impl Case {
+    /// The case file's path, as given.
+    #[getter]
+    fn path(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// The case's kind: "slope_square", "scene" or "rigid_ellipsoid".
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match &self.case {
+            LoadedCase::Slope(_) => "slope_square",
+            LoadedCase::Scene(_) => "scene",
+            LoadedCase::Rigid(_) => "rigid_ellipsoid",
+        }
+    }
+
+    /// The case's name (its `name` key).
+    #[getter]
+    fn name(&self) -> String {
+        match &self.case {
+            LoadedCase::Slope(s) => s.name.clone(),
+            LoadedCase::Scene(s) => s.name.clone(),
+            LoadedCase::Rigid(s) => s.name.clone(),
+        }
+    }
+
+    /// The time step h, s.
+    #[getter]
+    fn h(&self) -> f64 {
+        match &self.case {
+            LoadedCase::Slope(s) => s.h,
+            LoadedCase::Scene(s) => s.h,
+            LoadedCase::Rigid(s) => s.h,
+        }
+    }
+
+    /// The case's duration (`time.duration`), s.
+    #[getter]
+    fn duration(&self) -> f64 {
+        match &self.case {
+            LoadedCase::Slope(s) => s.duration,
+            LoadedCase::Scene(s) => s.duration,
+            LoadedCase::Rigid(s) => s.duration,
+        }
+    }
+
+    /// The overrides applied, as `KEY=VALUE` strings (as summary.json lists them).
+    #[getter]
+    fn overrides(&self) -> Vec<String> {
+        self.overrides.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<stickslip.Case {:?} kind={} from {:?}>",
+            self.name(),
+            self.kind(),
+            self.path()
+        )
+    }
+
+    /// Runs the case (see stickslip.Case.run).
+    #[pyo3(signature = (duration=None, *, tol=None, gpu="off", progress=None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        duration: Option<f64>,
+        tol: Option<f64>,
+        gpu: &str,
+        progress: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
+        let case = self.case.clone();
+        let gpu = gpu.to_string();
+        let output = py
+            .detach(move || match case {
+                LoadedCase::Slope(s) => run_slope(s, duration, tol, &gpu, progress),
+                LoadedCase::Scene(s) => run_scene(s, duration, tol, progress),
+                LoadedCase::Rigid(s) => run_rigid(s, duration, tol),
+            })
+            .map_err(|stop| stop.into_py(py))?;
+        // A Ctrl-C during the last stretch of steps, or during a rigid run, raises here.
+        py.check_signals()?;
+        result_object(py, output)
+    }
+}
+
+/// The raw result as a dict the Python half wraps in `stickslip.RunResult`.
+fn result_object(py: Python<'_>, out: RunOutput) -> PyResult<Py<PyAny>> {
+    let trajectory = PyDict::new(py);
+    for (name, column) in out.columns {
+        match column {
+            Column::Float(v) => trajectory.set_item(name, PyArray1::from_vec(py, v))?,
+            Column::Int(v) => trajectory.set_item(name, PyArray1::from_vec(py, v))?,
+        }
+    }
+    let events = match out.events {
+        None => None,
+        Some(columns) => {
+            let d = PyDict::new(py);
+            for (name, column) in columns {
+                match column {
+                    EventColumn::Float(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
+                    EventColumn::Bool(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
+                    EventColumn::Text(v) => d.set_item(name, v)?,
+                }
+            }
+            Some(d)
+        }
+    };
+    let summary = py
+        .import("json")?
+        .getattr("loads")?
+        .call1((out.summary_json,))?;
+    let verdict: Py<PyAny> = match out.verdict {
+        Verdict::One(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Verdict::PerBody(pairs) => {
+            let d = PyDict::new(py);
+            for (name, v) in pairs {
+                d.set_item(name, v)?;
+            }
+            d.into_any().unbind()
+        }
+    };
+    let result = PyDict::new(py);
+    result.set_item("kind", out.kind)?;
+    result.set_item("trajectory", trajectory)?;
+    result.set_item("events", events)?;
+    result.set_item("summary", summary)?;
+    result.set_item("verdict", verdict)?;
+    Ok(result.into_any().unbind())
+}
+
+/// Loads and validates a case file of any kind that runs (see stickslip.load).
+#[pyfunction]
+#[pyo3(signature = (path, set=None))]
+fn load(py: Python<'_>, path: PathBuf, set: Option<&Bound<'_, PyDict>>) -> PyResult<Case> {
+    let mut overrides = Vec::new();
+    if let Some(set) = set {
+        for (key, value) in set.iter() {
+            let key: String = key.extract()?;
+            let setting = format!("{}={}", key, override_text(&value)?);
+            // The command line's own parse of `--set KEY=VALUE`.
+            let o = Override::parse(&setting).map_err(|e| {
+                input_error(
+                    py,
+                    &e.to_string(),
+                    Blame {
+                        file: None,
+                        key: Some(key.clone()),
+                        rule: Some(e.rule.clone()),
+                    },
+                )
+            })?;
+            overrides.push(o);
+        }
+    }
+    let loaded = py.detach(|| api::load_case(&path, &overrides));
+    let case = loaded.map_err(|e| match &e {
+        LoadError::Case(c) => input_error(py, &e.to_string(), case_blame(c)),
+        LoadError::Option(o) => input_error(py, &e.to_string(), option_blame(o)),
+    })?;
+    Ok(Case {
+        case,
+        path,
+        overrides: overrides.iter().map(|o| o.setting.clone()).collect(),
+    })
+}
+
+fn sweep_blame(e: &SweepError) -> Blame {
+    match e {
+        SweepError::Invalid { file, key, rule }
+        | SweepError::Axis {
+            file, key, rule, ..
+        } => Blame {
+            file: Some(file.display().to_string()),
+            key: Some(key.clone()),
+            rule: Some(rule.clone()),
+        },
+        SweepError::Option { option, rule, .. } => Blame {
+            file: None,
+            key: Some(option.clone()),
+            rule: Some(rule.clone()),
+        },
+        _ => Blame {
+            file: None,
+            key: None,
+            rule: None,
+        },
+    }
+}
+
+/// Runs every cell of a sweep file in memory (see stickslip.sweep); returns (map.csv's text,
+/// the collect report).
+#[pyfunction]
+#[pyo3(signature = (path, jobs=None, progress=None))]
+fn sweep(
+    py: Python<'_>,
+    path: PathBuf,
+    jobs: Option<usize>,
+    progress: Option<bool>,
+) -> PyResult<(String, String)> {
+    let sweep_error = |e: SweepError| {
+        if e.exit_code() == 2 {
+            input_error(py, &e.to_string(), sweep_blame(&e))
+        } else {
+            run_error(py, &e.to_string())
+        }
+    };
+    if jobs == Some(0) {
+        return Err(sweep_error(SweepError::Option {
+            option: "--jobs".into(),
+            rule: "must be at least 1".into(),
+            value: "0".into(),
+        }));
+    }
+    let loaded = py.detach(|| Sweep::load(&path));
+    let sweep = loaded.map_err(sweep_error)?;
+    let jobs = jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let outcome = py.detach(|| {
+        let stop = AtomicBool::new(false);
+        let label = format!("sweep {}", one_line(&sweep.name));
+        let bar = Progress::new(progress, sweep.cells.len(), &label, "cells", Duration::ZERO);
+        let bar = std::sync::Mutex::new(bar);
+        let mut interrupted = None;
+        let collected = std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                api::run_sweep_in_memory(&sweep, jobs, &stop, |done| {
+                    if let Ok(mut b) = bar.lock() {
+                        b.update(done);
+                    }
+                })
+            });
+            while !worker.is_finished() {
+                std::thread::sleep(SIGNAL_CHECK);
+                if interrupted.is_none()
+                    && let Err(e) = Python::attach(|py| py.check_signals())
+                {
+                    // No further cell starts; the ones running finish (seconds at most).
+                    stop.store(true, Ordering::Relaxed);
+                    interrupted = Some(e);
+                }
+            }
+            worker.join()
+        });
+        if let Ok(b) = bar.into_inner() {
+            b.finish();
+        }
+        (collected, interrupted)
+    });
+    match outcome {
+        (_, Some(e)) => Err(e),
+        (Ok(collected), None) => Ok((collected.csv(), collected.report())),
+        (Err(_), None) => Err(run_error(py, "the sweep's worker thread panicked")),
+    }
+}
+
+/// The Rust half of the stickslip package; use `import stickslip`.
+#[pymodule]
+mod _native {
+    #[pymodule_export]
+    use super::{Case, load, sweep};
+}

@@ -1,0 +1,46 @@
+"""Type stubs of stickslip._native, the Rust half of the package (python/src/lib.rs).
+
+Use the package (``import stickslip``): its functions wrap these and give typed results.
+"""
+
+from typing import Any, Mapping, Sequence, Union
+
+_SetValue = Union[bool, int, float, str, Sequence[Union[bool, int, float, str]]]
+
+class Case:
+    """A loaded, validated case file."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def h(self) -> float: ...
+    @property
+    def duration(self) -> float: ...
+    @property
+    def overrides(self) -> list[str]: ...
+    def run(
+        self,
+        duration: Union[float, None] = None,
+        *,
+        tol: Union[float, None] = None,
+        gpu: str = "off",
+        progress: Union[bool, None] = None,
+    ) -> dict[str, Any]:
+        """Runs the case; a dict with ``kind``, ``trajectory`` (column name -> numpy array),
+        ``events`` (rigid cases: column name -> array or list of str; else None), ``summary``
+        (summary.json's content) and ``verdict`` (str, or body name -> str for a scene)."""
+        ...
+
+def load(path: str, set: Union[Mapping[str, _SetValue], None] = None) -> Case:
+    """Reads and validates a case file; raises stickslip.InputError on bad input."""
+    ...
+
+def sweep(
+    path: str, jobs: Union[int, None] = None, progress: Union[bool, None] = None
+) -> tuple[str, str]:
+    """Runs a sweep file's cells in memory; returns (map.csv's text, the collect report)."""
+    ...

@@ -1,0 +1,126 @@
+"""Bad input raises stickslip.InputError (a ValueError) whose message is the command line's
+exit-2 message word for word, naming the file, the key and the rule; nothing runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import stickslip
+from conftest import run_cli
+
+PREFIX = "stickslip: error: "
+
+
+def cli_message(cli: Path, *args: str) -> str:
+    done = run_cli(cli, *args)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith(PREFIX), line
+    return line[len(PREFIX):]
+
+
+def bad_case(tmp_path: Path, repo: Path, old: str, new: str) -> Path:
+    text = (repo / "cases/slope_mu0.11.toml").read_text()
+    assert text.count(old) == 1
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace(old, new))
+    return path
+
+
+@pytest.mark.parametrize(
+    "old, new, key",
+    [
+        ("\nmu = 0.11\n", "\nmu = -0.1\n", "friction.mu"),  # a rule of the model
+        ("\nmu = 0.11\n", "\nmu = 0.11\nfudge = 1\n", "friction.fudge"),  # an unknown key
+        ("\nmu = 0.11\n", '\nmu = "high"\n', "friction.mu"),  # a wrong type
+    ],
+)
+def test_a_bad_case_file_raises_the_cli_message(cli, tmp_path, repo, old, new, key):
+    path = bad_case(tmp_path, repo, old, new)
+    expected = cli_message(cli, "run", str(path), "--out", str(tmp_path / "out"))
+
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(path)
+
+    assert str(caught.value) == expected
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.file == str(path)
+    assert caught.value.key == key
+    assert caught.value.rule and caught.value.rule in expected
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "setting, value",
+    [
+        ("friction.mu", -0.1),
+        ("square.n_seg", 0),
+        ("slope.normal", [0.1]),
+        ("barrier.kind", "nonsense"),
+        ("newton.nonsense", 1),
+    ],
+)
+def test_a_bad_override_raises_the_cli_message(cli, tmp_path, repo, setting, value):
+    cli_value = "[" + ", ".join(map(str, value)) + "]" if isinstance(value, list) else str(value)
+    case = "cases/slope_mu0.11.toml"
+    expected = cli_message(cli, "run", case, "--set", f"{setting}={cli_value}", "--out", str(tmp_path / "o"))
+
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(repo / case, set={setting: value})
+
+    # The CLI names the file as given (relative); here it was given absolute.
+    assert str(caught.value) == expected.replace(case, str(repo / case), 1)
+    assert caught.value.key == setting
+    assert "[the value came from --set" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs, args",
+    [
+        ({"duration": -1.0}, ["--duration=-1"]),
+        ({"duration": 1e9}, ["--duration=1e9"]),
+        ({"tol": 0.5}, ["--tol=0.5"]),  # tol >= |g| h would freeze a falling body
+    ],
+)
+def test_a_bad_option_raises_the_cli_message(cli, tmp_path, repo, kwargs, args):
+    case = "cases/slope_mu0.11.toml"
+    expected = cli_message(cli, "run", case, *args, "--out", str(tmp_path / "o"))
+    duration = kwargs.pop("duration", None)
+
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(repo / case).run(duration, **kwargs)
+
+    assert str(caught.value) == expected.replace(case, str(repo / case))
+    assert caught.value.key == args[0].split("=")[0]
+
+
+def test_options_of_other_kinds_are_refused_as_the_cli_refuses_them(cli, tmp_path, repo):
+    for case, args, kwargs in [
+        ("cases/belt_stick_slip.toml", ["--tol", "0.001"], {"tol": 0.001}),
+        ("cases/football.toml", ["--tol", "0.001"], {"tol": 0.001}),
+        ("cases/football.toml", ["--duration", "0"], {"duration": 0.0}),
+    ]:
+        expected = cli_message(cli, "run", case, *args, "--out", str(tmp_path / "o"))
+        duration = kwargs.pop("duration", None)
+        with pytest.raises(stickslip.InputError) as caught:
+            stickslip.load(repo / case).run(duration, **kwargs)
+        assert str(caught.value) == expected
+
+
+def test_a_file_that_is_not_a_case_raises_the_cli_message(cli, tmp_path, repo):
+    for path in [tmp_path / "absent.toml", tmp_path, repo / "cases/bounce.toml"]:
+        expected = cli_message(cli, "run", str(path), "--out", str(tmp_path / "o"))
+        with pytest.raises(stickslip.InputError) as caught:
+            stickslip.load(path)
+        assert str(caught.value) == expected
+
+
+def test_an_unknown_gpu_mode_and_a_rigid_override_are_bad_input(repo):
+    with pytest.raises(stickslip.InputError, match="option `--gpu`: must be one of auto, on, off"):
+        stickslip.load(repo / "cases/slope_mu0.10.toml").run(gpu="maybe")
+    with pytest.raises(stickslip.InputError, match="option `--set`: is not taken by a rigid_ellipsoid case"):
+        stickslip.load(repo / "cases/football.toml", set={"impact.mu": 0.0})
+    with pytest.raises(TypeError):
+        stickslip.load(repo / "cases/slope_mu0.10.toml", set={"friction.mu": object()})

@@ -1,0 +1,296 @@
+//! The entry points that every program driving stickslip shares: the command line
+//! ([`crate::app`]) and the Python package (`python/`, docs/python.md) call these, so a case run
+//! from Python takes the CLI's code path step for step and gives the same numbers bit for bit.
+//!
+//! * [`load_case`]: a case file of any kind that runs, with `--set` overrides, validated as the
+//!   CLI validates it (errors are the CLI's exit-2 messages);
+//! * [`slope_run_options`], [`check_scene_duration`], [`check_rigid_duration`]: the rules a
+//!   `--duration` and a `--tol` obey for each kind;
+//! * [`impulse_backend`] and [`cross_check_for`]: the impulse law of the slope's cross-check
+//!   (SPEC.md §4), made once and shared by the runs;
+//! * [`run_sweep_cell`]: one cell of a sweep, as `stickslip sweep` runs it, and
+//!   [`run_sweep_in_memory`]: every cell on worker threads without a sweep directory, merged
+//!   into the rows of `map.csv` ([`crate::sweep::collect`]).
+
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use crate::console::{BadOption, check_overrides, check_positive, one_line};
+use crate::cross_check::backend::BackendError;
+use crate::cross_check::impulse_law::{ContactInput, CpuLaw, SharedBackend};
+use crate::cross_check::{CrossCheck, CrossCheckConfig};
+use crate::gpu::{self, GpuError, GpuMode};
+use crate::rigid::case::RigidScene;
+use crate::run::runner::{self, RunOptions};
+use crate::scene::multibody::MultibodyScene;
+use crate::scene::slope::MAX_STEPS;
+use crate::scene::{CaseError, CaseKind, Override, Scene};
+use crate::sweep::collect::{Collected, CollectedCell};
+use crate::sweep::dir::{CellRecord, CellResult, CellState, Manifest, Outcome, json_value};
+use crate::sweep::file::{Cell, Sweep};
+
+/// A validated case file of a kind that `stickslip run` runs.
+#[derive(Clone, Debug)]
+pub enum LoadedCase {
+    /// `kind = "slope_square"`: the square on the slope (SPEC.md §1–§4).
+    Slope(Scene),
+    /// `kind = "scene"`: bodies, obstacles and drivers (SPEC.md §7).
+    Scene(MultibodyScene),
+    /// `kind = "rigid_ellipsoid"`: the football on SE(3) (SPEC.md §5).
+    Rigid(RigidScene),
+}
+
+/// Errors of [`load_case`]: bad input, each the CLI's exit-2 message.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The case file (or an override's value) breaks a rule.
+    #[error(transparent)]
+    Case(#[from] CaseError),
+    /// An option given for the case breaks a rule.
+    #[error(transparent)]
+    Option(#[from] BadOption),
+}
+
+/// Reads and validates the case file at `path` with `overrides` applied first, dispatching on its
+/// `kind` as `stickslip run` does. A `kind = "bounce"` file is refused by the slope loader with
+/// the message the CLI prints (the bounce scene is the viewer's). A rigid case takes no
+/// overrides yet: any given is refused (the CLI's `run` does not apply them to a rigid case).
+pub fn load_case(path: &Path, overrides: &[Override]) -> Result<LoadedCase, LoadError> {
+    match CaseKind::of_file(path)? {
+        CaseKind::SlopeSquare | CaseKind::Bounce => Ok(LoadedCase::Slope(
+            Scene::load_with_overrides(path, overrides)?,
+        )),
+        CaseKind::Scene => Ok(LoadedCase::Scene(MultibodyScene::load(path, overrides)?)),
+        CaseKind::RigidEllipsoid => {
+            if let Some(first) = overrides.first() {
+                return Err(BadOption::new(
+                    "--set",
+                    "is not taken by a rigid_ellipsoid case (edit the case file)",
+                    &first.setting,
+                )
+                .into());
+            }
+            Ok(LoadedCase::Rigid(RigidScene::load(path)?))
+        }
+    }
+}
+
+/// The options of a slope run with `--duration` and `--tol` as given (each finite and > 0, and
+/// within the case's bounds: [`Scene::check_duration`], [`Scene::check_tol`]).
+pub fn slope_run_options(
+    scene: &Scene,
+    duration: Option<f64>,
+    tol: Option<f64>,
+) -> Result<RunOptions, BadOption> {
+    check_positive("--duration", duration)?;
+    check_positive("--tol", tol)?;
+    check_overrides(scene, duration, tol)?;
+    Ok(RunOptions {
+        duration,
+        tol,
+        ..Default::default()
+    })
+}
+
+/// A `--duration` for a scene of bodies: finite, > 0, and between 1 and [`MAX_STEPS`] steps of
+/// the case's `time.h`.
+pub fn check_scene_duration(
+    scene: &MultibodyScene,
+    duration: Option<f64>,
+) -> Result<(), BadOption> {
+    check_positive("--duration", duration)?;
+    if let Some(d) = duration {
+        let steps = (d / scene.h).round();
+        if !(1.0..=MAX_STEPS).contains(&steps) {
+            return Err(BadOption::new(
+                "--duration",
+                &format!("duration / time.h must give between 1 and {MAX_STEPS:e} steps"),
+                d,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `--duration` for a rigid case: finite, > 0, and within
+/// [`crate::rigid::case::check_steps`].
+pub fn check_rigid_duration(scene: &RigidScene, duration: Option<f64>) -> Result<(), BadOption> {
+    check_positive("--duration", duration)?;
+    if let Some(d) = duration {
+        crate::rigid::case::check_steps(scene.h, d)
+            .map_err(|rule| BadOption::new("--duration", &rule, d))?;
+    }
+    Ok(())
+}
+
+/// Errors of [`impulse_backend`].
+#[derive(Debug, thiserror::Error)]
+pub enum BackendSetupError {
+    /// No GPU where one was required, or `STICKSLIP_GPU_BACKENDS` names an unknown backend
+    /// (bad input: [`GpuError::BadBackends`]).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// The warm-up batch failed.
+    #[error("impulse law: {0}")]
+    Backend(#[from] BackendError),
+}
+
+/// The impulse-law backend for `mode`, made once per process, and the seconds its setup took.
+///
+/// The setup includes one warm-up batch of a single contact, so that the one-time costs of the
+/// first batch (buffer creation, the driver's first use of the pipeline) are paid here rather
+/// than inside the first case's post-pass; the default run prints this time beside the table.
+pub fn impulse_backend(mode: GpuMode) -> Result<(SharedBackend, f64), BackendSetupError> {
+    let clock = Instant::now();
+    let mask = gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
+    let mut backend = gpu::select_impulse_backend(mode, mask)?;
+    let warm_up = [ContactInput::new(
+        [1.0, -1.0, 0.0],
+        [0.0, 1.0, 0.0],
+        0.0,
+        0.5,
+    )];
+    backend.apply(&warm_up, &mut Vec::with_capacity(1))?;
+    Ok((SharedBackend::new(backend), clock.elapsed().as_secs_f64()))
+}
+
+/// The cross-check of a slope run (SPEC.md §4) on the shared backend, with the case's ε_v and
+/// late window.
+pub fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
+    CrossCheck::new(
+        Box::new(shared.clone()),
+        CrossCheckConfig {
+            eps_v: scene.eps_v,
+            late_from_s: scene.cross_check_late_from,
+        },
+    )
+}
+
+/// Runs one cell of a sweep as `stickslip sweep` does; never fails (an error or a panic is the
+/// cell's outcome).
+pub fn run_sweep_cell(sweep: &Sweep, cell: &Cell) -> CellRecord {
+    let clock = Instant::now();
+    let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| evaluate(sweep, cell))) {
+        Ok(Ok(result)) => Outcome::Done(result),
+        Ok(Err(error)) => Outcome::Failed {
+            error: one_line(&error),
+        },
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".into());
+            Outcome::Failed {
+                error: one_line(&format!("panicked: {what}")),
+            }
+        }
+    };
+    CellRecord {
+        id: cell.id.clone(),
+        sweep_hash: sweep.hash.clone(),
+        inputs: cell.inputs.iter().map(json_value).collect(),
+        overrides: cell.overrides.iter().map(|o| o.setting.clone()).collect(),
+        outcome,
+        wall_seconds: clock.elapsed().as_secs_f64(),
+    }
+}
+
+/// A cell's run: the case with its overrides, to its duration, cross-checked on the CPU (no GPU
+/// per cell), the verdict by the rule of `summary.json`.
+fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
+    let scene = sweep.scene(cell).map_err(|e| e.to_string())?;
+    let mut check = CrossCheck::new(
+        Box::new(CpuLaw::single_threaded()),
+        CrossCheckConfig {
+            eps_v: scene.eps_v,
+            late_from_s: scene.cross_check_late_from,
+        },
+    );
+    let runner = runner::run(scene, &RunOptions::default(), Some(&mut check), |_, _| {})
+        .map_err(|e| e.to_string())?;
+    let s = runner.summary(Some(check.finish()));
+    let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
+    let (stop_time_s, creep_speed_m_per_s) = match s.verdict {
+        crate::run::verdict::Verdict::Stopped { since, creep_speed } => {
+            (Some(since), Some(creep_speed))
+        }
+        _ => (None, None),
+    };
+    // The state's name as summary.json writes it (`{"state": "stopped", …}`).
+    let verdict = serde_json::to_value(s.verdict)
+        .ok()
+        .and_then(|v| v.get("state").and_then(|s| s.as_str().map(str::to_owned)))
+        .unwrap_or_else(|| "unknown".into());
+    let cc = s.cross_check.as_ref();
+    Ok(CellResult {
+        verdict,
+        stop_time_s,
+        downhill_distance_m: s.downhill_distance,
+        final_speed_m_per_s: finite(s.final_speed),
+        creep_speed_m_per_s: finite(creep_speed_m_per_s),
+        newton_iterations: s.solver.newton_iterations,
+        max_iterations_in_step: s.solver.max_iterations_in_step,
+        steps: s.solver.steps,
+        agreement: finite(cc.and_then(|c| c.overall.fraction)),
+        late_agreement: finite(cc.and_then(|c| c.late.fraction)),
+        gap_median_m_per_s: finite(cc.and_then(|c| c.gap_median)),
+        verdict_text: s.verdict.to_string(),
+    })
+}
+
+/// Runs every cell of `sweep` with [`run_sweep_cell`] on `jobs` threads (std scoped threads
+/// pulling the next cell from a shared counter, as [`crate::sweep::pool`] does) and merges them
+/// as `stickslip sweep collect` merges a sweep directory: [`Collected::csv`] is then `map.csv`
+/// byte for byte. `cell_done(done)` is called by the worker that ran a cell as it ends, with the
+/// number of cells ended so far. When `stop` becomes true no further cell is started; the cells
+/// not run are [`CellState::Missing`].
+pub fn run_sweep_in_memory(
+    sweep: &Sweep,
+    jobs: usize,
+    stop: &AtomicBool,
+    cell_done: impl Fn(usize) + Sync,
+) -> Collected {
+    let count = sweep.cells.len();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let records: Vec<std::sync::Mutex<Option<CellRecord>>> =
+        (0..count).map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, count.max(1)) {
+            scope.spawn(|| {
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= count {
+                        break;
+                    }
+                    let record = run_sweep_cell(sweep, &sweep.cells[k]);
+                    if let Ok(mut slot) = records[k].lock() {
+                        *slot = Some(record);
+                    }
+                    cell_done(done.fetch_add(1, Ordering::Relaxed) + 1);
+                }
+            });
+        }
+    });
+    let manifest = Manifest::of(sweep);
+    let cells = manifest
+        .cells
+        .iter()
+        .zip(records)
+        .map(|(c, record)| CollectedCell {
+            id: c.id.clone(),
+            inputs: c.inputs.clone(),
+            state: match record.into_inner().ok().flatten() {
+                Some(r) => CellState::Finished(Box::new(r)),
+                None => CellState::Missing,
+            },
+        })
+        .collect();
+    Collected { manifest, cells }
+}
