@@ -50,7 +50,8 @@ pub struct RigidRow {
     pub potential: f64,
     /// |Iω|, kg m²/s: the angular momentum about the centre of mass.
     pub angular_momentum: f64,
-    /// Signed distance of the lowest point to the ground, m (NaN without a ground).
+    /// Signed distance of the lowest point to the ground, m (NaN without a ground; written as an
+    /// empty field).
     pub distance: f64,
 }
 
@@ -114,6 +115,8 @@ pub struct RigidSummary {
     pub case: Option<PathBuf>,
     /// The case's name.
     pub name: String,
+    /// The `--set` overrides, as given.
+    pub overrides: Vec<String>,
     /// Always "rigid_ellipsoid".
     pub kind: &'static str,
     /// The impact model, if there is a ground.
@@ -316,6 +319,7 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
     let summary = RigidSummary {
         case: scene.source.clone(),
         name: scene.name.clone(),
+        overrides: scene.overrides.clone(),
         kind: crate::rigid::case::KIND,
         impact_model: settings.map(|s| s.model),
         restitution: settings.map(|s| s.restitution),
@@ -323,7 +327,7 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
             if s.friction.is_infinite() {
                 "inf".to_string()
             } else {
-                s.friction.to_string()
+                crate::number_format::short(s.friction)
             }
         }),
         h: scene.h,
@@ -407,7 +411,12 @@ pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(
                 r.potential,
                 r.kinetic + r.potential,
                 r.angular_momentum,
-                r.distance
+                // Empty without a ground: an output never holds NaN.
+                if r.distance.is_finite() {
+                    r.distance.to_string()
+                } else {
+                    String::new()
+                }
             ),
         )?;
     }
