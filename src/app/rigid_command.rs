@@ -88,8 +88,9 @@ pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
     write_outputs(|name| staged.file(name), &run)?;
     let dir = staged.commit()?;
     emit(&format!(
-        "{}\nwrote {}/trajectory.csv, events.csv and summary.json\n",
+        "{}\n{}\n\nwrote {}/trajectory.csv, events.csv and summary.json\n",
         rigid_table(&run.summary),
+        run.summary.ended.explain(),
         dir.display()
     ))?;
     Ok(())
