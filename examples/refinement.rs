@@ -4,6 +4,9 @@
 //! n_seg into `DIR/refinement.png`, with the Newton iterations and wall time of every run.
 //!
 //! `cargo run --release --example refinement -- docs/img newton.projection=none newton.max_iterations=1000`
+//!
+//! The PNG is marked as this example's (`graphics::write_png`) and replaces only a figure it
+//! wrote: remove a figure from before that marker to regenerate it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -127,7 +130,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let (w, h) = (1200u32, 700u32);
     let rgb = draw(&rows, w, h).map_err(|e| format!("drawing: {e}"))?;
-    write_png(&dir.join("refinement.png"), &rgb, w, h)?;
+    write_png(
+        &dir.join("refinement.png"),
+        &rgb,
+        w,
+        h,
+        "example refinement",
+    )?;
     println!(
         "wrote {0}/refinement.csv and {0}/refinement.png",
         dir.display()

@@ -7,7 +7,9 @@
 //!   `cases/football_torque_free.toml` (error in R as ‖log(R_hᵀR_{h/2})‖ at t = 2 s) against h,
 //!   log–log, with a slope-4 guide.
 //!
-//! `cargo run --release --example rigid_figures [OUT_DIR]` (default `docs/img`).
+//! `cargo run --release --example rigid_figures [OUT_DIR]` (default `docs/img`). Each PNG is
+//! marked as this example's (`graphics::write_png`) and replaces only a figure it wrote: remove
+//! a figure from before that marker to regenerate it.
 
 use std::path::{Path, PathBuf};
 
@@ -230,7 +232,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             seed,
         ),
     ])?;
-    write_png(&out.join("rigid_energy.png"), &rgb, WIDTH, HEIGHT)?;
+    write_png(
+        &out.join("rigid_energy.png"),
+        &rgb,
+        WIDTH,
+        HEIGHT,
+        "example rigid_figures",
+    )?;
     let points = convergence();
     for w in points.windows(2) {
         println!(
@@ -241,7 +249,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let rgb = draw_convergence(&points)?;
-    write_png(&out.join("rigid_convergence.png"), &rgb, 900, 700)?;
+    write_png(
+        &out.join("rigid_convergence.png"),
+        &rgb,
+        900,
+        700,
+        "example rigid_figures",
+    )?;
     println!(
         "wrote {}/rigid_energy.png and rigid_convergence.png",
         out.display()

@@ -63,17 +63,9 @@ pub fn load_case(path: &Path, overrides: &[Override]) -> Result<LoadedCase, Load
             Scene::load_with_overrides(path, overrides)?,
         )),
         CaseKind::Scene => Ok(LoadedCase::Scene(MultibodyScene::load(path, overrides)?)),
-        CaseKind::RigidEllipsoid => {
-            if let Some(first) = overrides.first() {
-                return Err(BadOption::new(
-                    "--set",
-                    "is not taken by a rigid_ellipsoid case (edit the case file)",
-                    &first.setting,
-                )
-                .into());
-            }
-            Ok(LoadedCase::Rigid(RigidScene::load(path)?))
-        }
+        CaseKind::RigidEllipsoid => Ok(LoadedCase::Rigid(RigidScene::load_with_overrides(
+            path, overrides,
+        )?)),
     }
 }
 
@@ -107,9 +99,11 @@ pub fn check_scene_duration(
             return Err(BadOption::new(
                 "--duration",
                 &format!("duration / time.h must give between 1 and {MAX_STEPS:e} steps"),
-                d,
+                crate::number_format::Short(d),
             ));
         }
+        crate::scene::case_file::whole_steps(d, scene.h)
+            .map_err(|rule| BadOption::new("--duration", &rule, crate::number_format::Short(d)))?;
     }
     Ok(())
 }
@@ -120,7 +114,7 @@ pub fn check_rigid_duration(scene: &RigidScene, duration: Option<f64>) -> Result
     check_positive("--duration", duration)?;
     if let Some(d) = duration {
         crate::rigid::case::check_steps(scene.h, d)
-            .map_err(|rule| BadOption::new("--duration", &rule, d))?;
+            .map_err(|rule| BadOption::new("--duration", &rule, crate::number_format::Short(d)))?;
     }
     Ok(())
 }

@@ -35,9 +35,11 @@ impl BadOption {
 /// A value given for `option`, if any, is finite and > 0.
 pub fn check_positive(option: &str, value: Option<f64>) -> Result<(), BadOption> {
     match value {
-        Some(v) if !(v.is_finite() && v > 0.0) => {
-            Err(BadOption::new(option, "must be finite and > 0", v))
-        }
+        Some(v) if !(v.is_finite() && v > 0.0) => Err(BadOption::new(
+            option,
+            "must be finite and > 0",
+            crate::number_format::Short(v),
+        )),
         _ => Ok(()),
     }
 }
@@ -115,6 +117,63 @@ pub fn contains_working_dir(dir: &std::path::Path) -> bool {
     }
 }
 
+/// Whether a file system is mounted on `dir` (its device differs from its parent's, or
+/// `/proc/self/mountinfo` lists it, which also finds bind mounts): such a directory cannot be
+/// renamed or replaced, so a command must write inside it instead.
+pub fn is_mount_point(dir: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(d), Ok(p)) = (std::fs::metadata(dir), std::fs::metadata(dir.join("..")))
+            && (d.dev() != p.dev() || d.ino() == p.ino())
+        {
+            return true;
+        }
+        let (Ok(canonical), Ok(info)) = (
+            std::fs::canonicalize(dir),
+            std::fs::read_to_string("/proc/self/mountinfo"),
+        ) else {
+            return false;
+        };
+        // Field 5 of each line is the mount point, with space, tab, newline and backslash
+        // written as octal escapes (\040).
+        info.lines()
+            .filter_map(|l| l.split(' ').nth(4))
+            .any(|m| std::path::Path::new(&unescape_octal(m)) == canonical)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        false
+    }
+}
+
+/// `\ooo` octal escapes of `/proc/self/mountinfo` decoded.
+#[cfg(unix)]
+fn unescape_octal(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = bytes[i] == b'\\'
+            && i + 3 < bytes.len()
+            && bytes[i + 1..i + 4]
+                .iter()
+                .all(|b| (b'0'..=b'7').contains(b));
+        let value = bytes[i + 1..(i + 4).min(bytes.len())]
+            .iter()
+            .fold(0u32, |v, b| v * 8 + u32::from(b.wrapping_sub(b'0')));
+        if escaped && value <= 255 {
+            out.push(value as u8);
+            i += 4;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// A progress bar on standard error for a long run: shown only when standard output is a
 /// terminal and the run has taken more than a second.
 pub struct Progress {
@@ -133,7 +192,7 @@ impl Progress {
         {
             bar.set_style(style.progress_chars("=> "));
         }
-        bar.set_message(label.to_string());
+        bar.set_message(one_line(label));
         Progress {
             bar,
             start: Instant::now(),

@@ -1,6 +1,7 @@
 //! What the figures and the viewer share: the colours, the text font, and the one PNG writer
-//! (`stickslip plot`, the viewer's screenshots and the examples' figures all write through
-//! [`write_png`]).
+//! (`stickslip plot`, the viewer's screenshots, `sweep collect`'s map and the examples' figures
+//! all write through [`write_png`], which marks each figure as stickslip's and never replaces a
+//! file it did not write).
 
 use std::path::{Path, PathBuf};
 /// An sRGB colour, 8 bits a channel.
@@ -65,9 +66,41 @@ pub fn load_font() -> Option<(PathBuf, Vec<u8>)> {
         .find_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
 }
 
-/// Writes an 8-bit RGB PNG to a temporary name beside `path`, renamed into place on success (a
-/// failure removes the temporary file; the caller names `path` in its error).
-pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> std::io::Result<()> {
+/// The keyword of the PNG text chunk that marks a figure as stickslip's; its text is the label
+/// of the command that wrote it (`plot`, `view`, `sweep collect`).
+pub const PNG_MARKER_KEYWORD: &str = "stickslip-output";
+
+/// The label of the command that wrote the PNG at `path` (its [`PNG_MARKER_KEYWORD`] text
+/// chunk), if `path` is a plain file (not a link) holding a PNG that carries one.
+pub fn png_written_by(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .ok()?;
+    reader
+        .info()
+        .uncompressed_latin1_text
+        .iter()
+        .find(|c| c.keyword == PNG_MARKER_KEYWORD)
+        .map(|c| c.text.clone())
+}
+
+/// Writes an 8-bit RGB PNG marked as written by `label` ([`PNG_MARKER_KEYWORD`]) to a temporary
+/// name beside `path`, then puts it in place: as a new file (a hard link, which fails rather than
+/// replace a file that appeared meanwhile), or over a PNG that carries the same label. Anything
+/// else at `path` is left as it is and the write fails with [`std::io::ErrorKind::AlreadyExists`].
+/// A failure removes the temporary file; the caller names `path` in its error.
+pub fn write_png(
+    path: &Path,
+    rgb: &[u8],
+    width: u32,
+    height: u32,
+    label: &str,
+) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -78,14 +111,39 @@ pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> std::io::R
         let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
+        enc.add_text_chunk(PNG_MARKER_KEYWORD.to_string(), label.to_string())
+            .map_err(std::io::Error::other)?;
         let mut writer = enc.write_header().map_err(std::io::Error::other)?;
         writer
             .write_image_data(rgb)
             .map_err(std::io::Error::other)?;
         writer.finish().map_err(std::io::Error::other)?;
-        std::fs::rename(&tmp, path)
+        publish(&tmp, path, label)
     };
     write().inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// Puts the finished `tmp` at `path`: a new name, or over a PNG labelled `label` (see
+/// [`write_png`]).
+fn publish(tmp: &Path, path: &Path, label: &str) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            match std::fs::hard_link(tmp, path) {
+                Ok(()) => std::fs::remove_file(tmp),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+                // A file system without hard links: the rename, checked just above.
+                Err(_) => std::fs::rename(tmp, path),
+            }
+        }
+        Err(e) => Err(e),
+        Ok(_) if png_written_by(path).as_deref() == Some(label) => std::fs::rename(tmp, path),
+        Ok(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!(
+                "a file that `stickslip {label}` did not write is in the way; it was left as it is"
+            ),
+        )),
+    }
 }

@@ -16,6 +16,9 @@
 //!   trait.
 //! * [`graphics`]: the colours, the font and the one PNG writer of the figures and the viewer.
 //! * [`console`]: what the commands share with the terminal: printing, option rules.
+//! * [`number_format`]: numbers in messages and tables in a short form (`5e-324`).
+//! * [`process_stamp`]: who wrote a staging directory and whether that process still runs (the
+//!   owner check of every clean-up of stale files).
 //! * [`sweep`]: parameter sweeps over case keys: the sweep file, shards, the sweep directory,
 //!   the parallel pool, the merged map and its figure.
 //! * [`api`]: the entry points the command line and the Python package share: loading a case of
@@ -33,6 +36,8 @@ pub mod cross_check;
 pub mod energy;
 pub mod gpu;
 pub mod graphics;
+pub mod number_format;
+pub mod process_stamp;
 pub mod rigid;
 pub mod run;
 pub mod scene;

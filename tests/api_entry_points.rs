@@ -136,16 +136,25 @@ fn load_case_refuses_what_run_refuses_with_the_same_message() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.trim(), format!("stickslip: error: {e}"));
 
-    // A rigid case takes no override yet: refused, naming the option and the setting.
-    let rigid = api::load_case(
-        &repo("cases/football.toml"),
-        &[Override::parse("impact.mu=0").unwrap()],
-    );
-    let Err(LoadError::Option(o)) = rigid else {
-        panic!("a rigid override was accepted");
+    // A rigid case takes `--set` as the CLI does: applied before validation (recorded on the
+    // scene), an unknown key refused with the CLI's own message.
+    let football = repo("cases/football.toml");
+    let Ok(api::LoadedCase::Rigid(rigid)) =
+        api::load_case(&football, &[Override::parse("impact.mu=0").unwrap()])
+    else {
+        panic!("a rigid override was refused");
     };
-    assert_eq!(
-        (o.option.as_str(), o.value.as_str()),
-        ("--set", "impact.mu=0")
-    );
+    assert_eq!(rigid.overrides, ["impact.mu=0"]);
+    let e = api::load_case(&football, &[Override::parse("impact.colour=1").unwrap()])
+        .unwrap_err();
+    let out = Command::new(env!("CARGO_BIN_EXE_stickslip"))
+        .arg("run")
+        .arg(&football)
+        .args(["--set", "impact.colour=1", "--out"])
+        .arg(tempfile::tempdir().unwrap().path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim(), format!("stickslip: error: {e}"));
 }

@@ -191,6 +191,7 @@ fn impact_time_of_a_spin_free_drop_within_the_bisection_tolerance() {
             )),
             h: 1e-2,
             duration: exact + 0.05,
+            overrides: Vec::new(),
         };
         let run = simulate(&scene, None).expect("runs");
         let first = run.events.first().expect("one impact");

@@ -3,7 +3,8 @@
 //!   and every sharding gives the same map.csv byte for byte;
 //! * shards started at the same time on one new directory (a job array) all succeed;
 //! * a rerun after a killed shard (cell files missing, a stale temporary file) runs only the
-//!   missing cells and leaves the finished ones untouched;
+//!   missing cells and leaves the finished ones untouched; a temporary file of a writer on
+//!   another host stays;
 //! * a corrupted cell file is reported by `collect` (exit 1) and run again by the sweep;
 //! * a directory holding anything else, or another sweep, is refused with exit 2, untouched.
 
@@ -31,6 +32,16 @@ fn small_sweep(dir: &Path, duration: &str) -> PathBuf {
 }
 
 const CELLS: usize = 6;
+
+/// The stamp (`BOOT.NS.PID.START`, `stickslip::process_stamp`) of a process of this host that
+/// has ended: a `true` that was waited for.
+fn stamp_of_an_ended_process() -> String {
+    let me = stickslip::process_stamp::ProcessStamp::current().expect("Linux has /proc");
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    stickslip::process_stamp::ProcessStamp { pid, ..me }.token()
+}
 
 fn sweep(file: &Path, out: &Path, extra: &[&str]) -> Output {
     bin()
@@ -173,11 +184,23 @@ fn a_rerun_finishes_only_missing_cells_and_a_corrupt_cell_is_rerun() {
         .map(|n| (n.clone(), contents(n), mtime(n)))
         .collect();
 
-    // A killed shard: two cells never written, one left as a temporary file.
+    // A killed shard: two cells never written, one left as a temporary file, whose name
+    // carries its writer's stamp: this boot and PID namespace, and a process that has ended.
     std::fs::remove_file(cells.join(&files[0])).unwrap();
     std::fs::remove_file(cells.join(&files[1])).unwrap();
-    let stale = cells.join(format!(".{}.partial-4194305-0", files[0]));
+    let stale = cells.join(format!(
+        ".{}.partial-{}-0",
+        files[0],
+        stamp_of_an_ended_process()
+    ));
     std::fs::write(&stale, "{\"id\": ").unwrap();
+    // The same of a writer on another host (another boot id): it may still be writing, and
+    // stays (issue 23).
+    let elsewhere = cells.join(format!(
+        ".{}.partial-00000000-0000-0000-0000-000000000000.4026531836.4242.1-0",
+        files[0]
+    ));
+    std::fs::write(&elsewhere, "{\"id\": ").unwrap();
     let o = collect(&out);
     assert_eq!(o.status.code(), Some(1));
     let report = String::from_utf8_lossy(&o.stdout);
@@ -191,6 +214,8 @@ fn a_rerun_finishes_only_missing_cells_and_a_corrupt_cell_is_rerun() {
     assert_eq!(ran(&err), 2, "{err}");
     assert!(err.contains("skipped 4 already finished"), "{err}");
     assert!(!stale.exists(), "the stale temporary file is removed");
+    assert!(elsewhere.exists(), "another host's temporary file stays");
+    std::fs::remove_file(&elsewhere).unwrap();
     for (name, bytes, time) in &kept {
         assert_eq!(&contents(name), bytes, "{name} rewritten");
         assert_eq!(&mtime(name), time, "{name} touched");

@@ -117,10 +117,16 @@ def test_a_file_that_is_not_a_case_raises_the_cli_message(cli, tmp_path, repo):
         assert str(caught.value) == expected
 
 
-def test_an_unknown_gpu_mode_and_a_rigid_override_are_bad_input(repo):
+def test_an_unknown_gpu_mode_and_an_unknown_rigid_key_are_bad_input(cli, tmp_path, repo):
     with pytest.raises(stickslip.InputError, match="option `--gpu`: must be one of auto, on, off"):
         stickslip.load(repo / "cases/slope_mu0.10.toml").run(gpu="maybe")
-    with pytest.raises(stickslip.InputError, match="option `--set`: is not taken by a rigid_ellipsoid case"):
-        stickslip.load(repo / "cases/football.toml", set={"impact.mu": 0.0})
+    football = repo / "cases/football.toml"
+    stickslip.load(football, set={"impact.mu": 0.0})
+    expected = cli_message(
+        cli, "run", str(football), "--set", "impact.colour=1", "--out", str(tmp_path / "o")
+    )
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(football, set={"impact.colour": 1})
+    assert str(caught.value) == expected
     with pytest.raises(TypeError):
         stickslip.load(repo / "cases/slope_mu0.10.toml", set={"friction.mu": object()})

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 
 use crate::api;
-use crate::app::output::{self, OutputError, OutputRefused, StageError, StagedDir};
+use crate::app::output::{
+    self, OutputError, OutputFile, OutputRefused, StageError, StagedDir, WrittenBy,
+};
 use crate::app::plot::{self, PlotArgs, PlotError};
 use crate::app::rigid_command::{self, RigidCommandError};
 use crate::app::scene_command::{self, SceneCommandError};
@@ -13,7 +15,8 @@ use crate::app::sweep_command::{self, SweepCommandError};
 use crate::console::{BadOption, EmitError, Progress, check_overrides, check_positive, emit};
 use crate::cross_check::impulse_law::{ImpulseBackend, SharedBackend};
 use crate::cross_check::{CrossCheck, CrossCheckReport};
-use crate::gpu::{GpuError, GpuMode};
+use crate::gpu::{self, GpuError, GpuMode};
+use crate::number_format::Short;
 use crate::run::runner::{self, RunError, RunOptions, Runner, Summary};
 use crate::scene::builtin::BUILTIN_CASES;
 use crate::scene::{CaseError, CaseKind, Override, Scene};
@@ -208,6 +211,12 @@ impl From<ViewError> for CliError {
             ViewError::Option(e) => CliError::Option(e),
             ViewError::Gpu(e) => CliError::Gpu(e),
             ViewError::Run(e) => CliError::Run(e),
+            // A usage error, like clap's: exit 2.
+            ViewError::BounceWithCases(n) => CliError::Option(BadOption::new(
+                "--scene bounce",
+                "takes no case files (it shows the built-in cases/bounce.toml)",
+                format!("{n} case file(s)"),
+            )),
             e => CliError::View(e),
         }
     }
@@ -351,7 +360,7 @@ pub fn table(summaries: &[Summary]) -> String {
         );
         s.push_str(&format!(
             "{:<6} {:<24} {:>10.4} {:>12.4} {:>8} {:>14} {:>9} {:>9.1} {:>10.1} {:>10} {:>10} {:>11}\n",
-            r.mu,
+            Short(r.mu),
             verdict,
             r.downhill_distance,
             r.final_speed.unwrap_or(f64::NAN),
@@ -369,7 +378,8 @@ pub fn table(summaries: &[Summary]) -> String {
         if let Some(t) = r.solver.first_inversion_time {
             s.push_str(&format!(
                 "μ = {}: the square folded: up to {} mesh triangles inverted, the first at t = {t:.2} s (a mass-spring grid does not resist inversion; docs/refinement.md)\n",
-                r.mu, r.solver.max_inverted_triangles
+                Short(r.mu),
+                r.solver.max_inverted_triangles
             ));
         }
     }
@@ -395,7 +405,9 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
     let adapter = shared.name();
     emit(&format!(
         "stickslip: the square on the slope (SPEC.md §1), {} s per case, h = {} s, tol = {} m/s\n",
-        args.duration, summaries[0].h, summaries[0].tol
+        Short(args.duration),
+        Short(summaries[0].h),
+        Short(summaries[0].tol)
     ))?;
     emit(&format!(
         "cross-check (impulse law, SPEC.md §4) on: {adapter} (set up once in {:.1} ms)\n\n",
@@ -409,6 +421,9 @@ fn default_run(args: &DefaultRun) -> Result<(), CliError> {
 }
 
 fn run_command(args: &RunArgs) -> Result<(), CliError> {
+    // A bad STICKSLIP_GPU_BACKENDS is bad input (exit 2) for every kind of case, as for the
+    // slope, whether or not the run then uses a GPU.
+    gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
     match CaseKind::of_file(&args.case.case)? {
         CaseKind::SlopeSquare => {}
         CaseKind::RigidEllipsoid => {
@@ -418,6 +433,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 tol_given: args.case.tol.is_some(),
                 obj: args.obj,
                 out: args.out.as_deref(),
+                set: &args.case.set,
             };
             return Ok(rigid_command::run_rigid(&request)?);
         }
@@ -446,7 +462,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
         )
     });
     // The output path is checked (and refused) before anything runs.
-    let staged = StagedDir::new(&out)?;
+    let staged = StagedDir::new(&out, WrittenBy::new("run", CaseKind::SlopeSquare.name()))?;
     let (shared, _) = backend(args.case.gpu)?;
     let mut check = api::cross_check_for(&shared, &scene);
     let write_frame = |r: &Runner| -> Result<(), CliError> {
@@ -498,13 +514,41 @@ fn check_command(args: &CheckArgs) -> Result<(), CliError> {
     Ok(emit(&format!("{report}\n"))?)
 }
 
+/// `--set` on the bounce scene (`--scene bounce`, or a case of `kind = "bounce"`) is refused
+/// (exit 2): its few keys are not overridable, and an override must never be ignored.
+fn refuse_set_for_bounce(args: &ViewArgs) -> Result<(), CliError> {
+    let Some(first) = args.set.first() else {
+        return Ok(());
+    };
+    let bounce = args.scene == view::SceneKind::Bounce
+        || matches!(args.cases.as_slice(), [one] if CaseKind::of_file(one)? == CaseKind::Bounce);
+    if bounce {
+        return Err(BadOption::new(
+            "--set",
+            "does not apply to the bounce scene (edit a copy of cases/bounce.toml instead)",
+            first,
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// Runs the parsed command line.
 pub fn main_with(cli: Cli) -> Result<(), CliError> {
     match &cli.command {
         None => default_run(&cli.default_run),
         Some(Command::Run(a)) => run_command(a),
         Some(Command::Check(a)) => check_command(a),
-        Some(Command::View(a)) => Ok(view::view_command(a)?),
+        Some(Command::View(a)) => {
+            gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
+            refuse_set_for_bounce(a)?;
+            // The screenshot's path is checked (and a foreign file refused) before the window
+            // opens; the viewer writes it as `view`'s PNG.
+            if let Some(path) = &a.screenshot {
+                OutputFile::check(path, "view", false)?;
+            }
+            Ok(view::view_command(a)?)
+        }
         Some(Command::Plot(a)) => Ok(plot::plot_command(a)?),
         Some(Command::Sweep(a)) => Ok(sweep_command::sweep_command(a)?),
     }

@@ -1,21 +1,34 @@
-//! Output directories of a run (`--out DIR`) and the files in them.
+//! Output directories and files of the commands (`run --out DIR`, `plot --out PNG --data DIR`,
+//! `view --screenshot PNG`) and the files in them.
 //!
 //! stickslip writes only what it owns, and nothing of the user's is ever moved, overwritten or
 //! deleted:
 //!
+//! * Every output path is checked before anything runs; a refused one is [`OutputRefused`]
+//!   (exit code 2), and nothing is written, not even a parent directory.
 //! * Files are written into a staging directory `.NAME.partial-PID` beside `DIR` and renamed to
-//!   `DIR` only when everything is written, with a marker file [`MARKER_FILE`] listing them.
+//!   `DIR` only when everything is written, with a marker file [`MARKER_FILE`] saying which
+//!   command and case kind wrote them and listing them ([`Marker`]).
 //! * `DIR` that does not exist is created (with the parents it needs; those created by a run that
 //!   fails are removed again).
-//! * `DIR` that is an empty directory is replaced by the new output (it held nothing).
-//! * `DIR` that holds a previous stickslip output (its marker lists every file in it) is
-//!   replaced: renamed away to `.NAME.old-PID`, the new output renamed in, the old one removed.
-//! * Anything else is refused before the run starts ([`OutputRefused`], exit code 2): a file, a
-//!   link, a directory holding anything stickslip did not write, and the working directory or
-//!   one that contains it.
+//! * `DIR` that is an empty directory is replaced by the new output (it held nothing); one on
+//!   which a file system is mounted cannot be, and is refused.
+//! * `DIR` that holds a previous output *of the same command* (its marker says so and lists
+//!   every file in it) is replaced: renamed away to `.NAME.old-PID`, the new output renamed in,
+//!   the old one removed. `run` replaces only a run's output, `plot --data` only plotted data;
+//!   a sweep directory is only ever the sweep's.
+//! * Anything else is refused: a file, a link, a directory holding anything stickslip did not
+//!   write, the output of another command, and the working directory or one that contains it.
+//! * A single file (a figure, a screenshot: [`OutputFile`]) replaces only a PNG that the same
+//!   command wrote (its `stickslip-output` text chunk, [`crate::graphics::png_written_by`]).
 //! * A staging directory is removed when the run fails, and by the signal handler of the binary
-//!   on SIGINT, SIGTERM and SIGHUP ([`with_staging_removed`]). Staging directories left by a dead
-//!   process (killed with SIGKILL, a power cut) are removed by the next run into the same place.
+//!   on SIGINT, SIGTERM and SIGHUP ([`with_staging_removed`]). Each carries a staging marker
+//!   ([`STAGING_MARKER`]) written when it is created, naming its process
+//!   ([`crate::process_stamp::ProcessStamp`]: host, boot id, PID namespace, PID, start time);
+//!   one left by a process that is gone (killed with SIGKILL, a power cut) is removed by the next
+//!   run into the same place when its marker shows that process ended on this host and boot.
+//!   Nothing without that marker is ever removed, whatever its name or the files in it, and
+//!   nothing of another host, container or boot.
 
 use std::fs;
 use std::io::{BufWriter, Write};
@@ -25,11 +38,16 @@ use std::sync::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 
 use crate::energy::Vec2;
+use crate::process_stamp::{Liveness, ProcessStamp};
 use crate::run::runner::{Summary, TrajectoryRow};
 
 /// The marker file stickslip writes into every output directory: a small JSON object naming
-/// the program and listing the files it wrote ([`Marker`]).
+/// the program, the command and case kind that wrote it, and the files it wrote ([`Marker`]).
 pub const MARKER_FILE: &str = ".stickslip-output";
+
+/// The marker of a staging directory (`.NAME.partial-PID`, `.NAME.old-PID`), written when it is
+/// created: which process owns it ([`StagingMarker`]).
+pub const STAGING_MARKER: &str = ".stickslip-staging";
 
 /// An output error, naming the path.
 #[derive(Debug, thiserror::Error)]
@@ -43,17 +61,19 @@ pub struct OutputError {
 
 /// An output path stickslip will not write to, with what is there and what to do instead.
 #[derive(Debug, thiserror::Error)]
-#[error("output directory {}: {what}; nothing was written: {advice}", path.display())]
+#[error("output {} {}: {what}; nothing was written: {advice}", if *is_file { "file" } else { "directory" }, path.display())]
 pub struct OutputRefused {
     /// The path given.
     pub path: PathBuf,
+    /// Whether it was to be a file (a figure) rather than a directory.
+    pub is_file: bool,
     /// What is there.
     pub what: String,
     /// What the user can do.
     pub advice: String,
 }
 
-/// Errors of [`StagedDir`].
+/// Errors of [`StagedDir`] and [`OutputFile`].
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
     /// Reading or writing failed.
@@ -71,6 +91,25 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
     })
 }
 
+/// Which command, and for which kind of case, wrote an output: recorded in its [`Marker`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenBy {
+    /// The command: `run`, `plot`, `sweep`.
+    pub command: &'static str,
+    /// The case kind (`slope_square`, `rigid_ellipsoid`, `scene`).
+    pub kind: String,
+}
+
+impl WrittenBy {
+    /// `command` on a case of `kind`.
+    pub fn new(command: &'static str, kind: &str) -> WrittenBy {
+        WrittenBy {
+            command,
+            kind: kind.to_string(),
+        }
+    }
+}
+
 /// The content of [`MARKER_FILE`].
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Marker {
@@ -78,8 +117,40 @@ pub struct Marker {
     pub written_by: String,
     /// The program's version.
     pub version: String,
+    /// The command that wrote the directory (`run`, `plot`, `sweep`); absent in markers of
+    /// versions before it was recorded, which no command replaces.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The case kind it was written for.
+    #[serde(default)]
+    pub kind: Option<String>,
     /// The files of the directory, by name (the marker itself excluded).
     pub files: Vec<String>,
+}
+
+impl Marker {
+    /// The marker of a directory `by` wrote, holding `files`.
+    pub fn new(by: &WrittenBy, files: Vec<String>) -> Marker {
+        Marker {
+            written_by: "stickslip".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            command: Some(by.command.to_string()),
+            kind: Some(by.kind.clone()),
+            files,
+        }
+    }
+}
+
+/// The content of [`STAGING_MARKER`].
+#[derive(Debug, Serialize, Deserialize)]
+pub struct StagingMarker {
+    /// Always `"stickslip"`.
+    pub written_by: String,
+    /// The name of the output directory it is for (`NAME`).
+    pub target: String,
+    /// The process that owns it; `None` where no stamp could be made (then it is never removed
+    /// by another process).
+    pub owner: Option<ProcessStamp>,
 }
 
 /// What is at an output path.
@@ -89,7 +160,8 @@ enum Existing {
     Nothing,
     /// An empty directory.
     EmptyDir,
-    /// A previous stickslip output: a directory holding exactly the files its marker lists.
+    /// A previous output of the same command: a directory holding exactly the files its marker
+    /// lists.
     PreviousOutput,
 }
 
@@ -103,7 +175,7 @@ fn some_names(names: &[String]) -> String {
 }
 
 /// Reads the marker of `dir`, if it has a valid one.
-fn read_marker(dir: &Path) -> Option<Marker> {
+pub fn read_marker(dir: &Path) -> Option<Marker> {
     let path = dir.join(MARKER_FILE);
     let meta = fs::symlink_metadata(&path).ok()?;
     if !meta.is_file() || meta.len() > 16 << 20 {
@@ -125,11 +197,13 @@ fn entries(dir: &Path) -> Result<Vec<(String, bool)>, OutputError> {
     Ok(out)
 }
 
-/// Classifies `target`: free, empty, a previous output, or refused with the reason.
-fn classify(target: &Path) -> Result<Existing, StageError> {
+/// Classifies `target` for an output of `by`: free, empty, a previous output of the same
+/// command, or refused with the reason.
+fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
     let refuse = |what: String, advice: &str| -> StageError {
         OutputRefused {
             path: target.to_path_buf(),
+            is_file: false,
             what,
             advice: advice.to_string(),
         }
@@ -171,6 +245,13 @@ fn classify(target: &Path) -> Result<Existing, StageError> {
     }
     let found = entries(target)?;
     if found.is_empty() {
+        if crate::console::is_mount_point(target) {
+            return Err(refuse(
+                "is an empty directory on which a file system is mounted, which cannot be replaced"
+                    .into(),
+                "give a new subdirectory inside it, e.g. DIR/run1",
+            ));
+        }
         return Ok(Existing::EmptyDir);
     }
     let Some(marker) = read_marker(target) else {
@@ -183,6 +264,27 @@ fn classify(target: &Path) -> Result<Existing, StageError> {
             "give a new or empty directory, or move those files away",
         ));
     };
+    match marker.command.as_deref() {
+        Some(command) if command == by.command => {}
+        Some(command) => {
+            return Err(refuse(
+                format!(
+                    "holds the output of `stickslip {command}` (its {MARKER_FILE} says so), which `stickslip {}` does not replace",
+                    by.command
+                ),
+                "give another directory, or move that output away",
+            ));
+        }
+        None => {
+            return Err(refuse(
+                format!(
+                    "holds a stickslip output whose {MARKER_FILE} does not say which command wrote it (version {})",
+                    marker.version
+                ),
+                "give another directory, or move that output away",
+            ));
+        }
+    }
     let foreign: Vec<String> = found
         .into_iter()
         .filter(|(n, is_file)| !(*is_file && (n == MARKER_FILE || marker.files.contains(n))))
@@ -219,8 +321,13 @@ fn staging_lock() -> MutexGuard<'static, Vec<Registration>> {
 
 fn remove_registration(r: &Registration) {
     let _ = fs::remove_dir_all(&r.staging);
-    // Deepest first; `remove_dir` removes only an empty directory.
-    for p in r.created_parents.iter().rev() {
+    remove_parents(&r.created_parents);
+}
+
+/// Removes `created` (parents a command made), deepest first; `remove_dir` removes only an
+/// empty directory, so one that something else was written into stays.
+fn remove_parents(created: &[PathBuf]) {
+    for p in created.iter().rev() {
         let _ = fs::remove_dir(p);
     }
 }
@@ -236,148 +343,194 @@ pub fn with_staging_removed(then: impl FnOnce() -> std::convert::Infallible) -> 
     match then() {}
 }
 
-/// Whether process `pid` exists (on Unix: `kill(pid, 0)`; elsewhere assumed alive, so nothing
-/// is ever cleaned there).
-fn process_alive(pid: u32) -> bool {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else {
-            return true;
-        };
-        if pid <= 0 {
-            return true;
-        }
-        // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
-    }
+/// Writes the staging marker into `dir`, for the output directory `target_name`.
+fn write_staging_marker(dir: &Path, target_name: &str) -> Result<(), OutputError> {
+    let marker = StagingMarker {
+        written_by: "stickslip".into(),
+        target: target_name.to_string(),
+        owner: ProcessStamp::current(),
+    };
+    let path = dir.join(STAGING_MARKER);
+    let text = serde_json::to_string_pretty(&marker).map_err(|e| OutputError {
+        path: path.clone(),
+        source: std::io::Error::other(e),
+    })?;
+    io(&path, fs::write(&path, text + "\n"))
 }
 
-/// Whether a file name is one stickslip writes into an output or staging directory.
-fn is_our_file_name(name: &str) -> bool {
-    name == MARKER_FILE
-        || [".csv", ".json", ".obj"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
+/// Whether `dir` is a staging directory for `target_name` whose owner has ended: it carries a
+/// valid [`STAGING_MARKER`] (a plain file, in a plain directory) naming that target and a
+/// process that this one can see has ended.
+fn is_stale_staging(dir: &Path, target_name: &str) -> bool {
+    let is_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+    let path = dir.join(STAGING_MARKER);
+    let marker_ok = fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() < 1 << 16);
+    if !(is_dir && marker_ok) {
+        return false;
+    }
+    let Some(marker) = fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<StagingMarker>(&t).ok())
+    else {
+        return false;
+    };
+    marker.written_by == "stickslip"
+        && marker.target == target_name
+        && marker
+            .owner
+            .is_some_and(|owner| owner.liveness() == Liveness::Ended)
 }
 
-/// Removes `.NAME.partial-PID` and `.NAME.old-PID` directories in `parent` left by processes
-/// that no longer exist, when they hold nothing but files stickslip writes.
-fn remove_stale_staging(parent: &Path, name: &str) {
+/// Removes staging directories for `name` in `parent` (`.NAME.partial-…` with `partial`,
+/// `.NAME.old-…` with `old`) whose staging marker shows that their process has ended on this
+/// host (module docs). The name only narrows the search; the marker decides.
+fn remove_stale_staging(parent: &Path, name: &str, partial: bool, old: bool) {
     let Ok(read) = fs::read_dir(parent) else {
         return;
     };
-    let prefixes = [format!(".{name}.partial-"), format!(".{name}.old-")];
+    let mut prefixes = Vec::new();
+    if partial {
+        prefixes.push(format!(".{name}.partial-"));
+    }
+    if old {
+        prefixes.push(format!(".{name}.old-"));
+    }
     for e in read.flatten() {
         let file_name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = prefixes
-            .iter()
-            .find_map(|p| file_name.strip_prefix(p.as_str()))
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid == std::process::id() || process_alive(pid) {
+        if !prefixes.iter().any(|p| file_name.starts_with(p.as_str())) {
             continue;
         }
         let path = e.path();
-        let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
-        let ours = is_dir
-            && entries(&path).is_ok_and(|es| es.iter().all(|(n, f)| *f && is_our_file_name(n)));
-        if ours {
+        if is_stale_staging(&path, name) {
             let _ = fs::remove_dir_all(&path);
         }
     }
+}
+
+/// The parent directory of an output path (`.` for a bare name).
+fn parent_of(target: &Path) -> PathBuf {
+    target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// The ancestors of `dir` that do not exist, outermost first.
+fn missing_ancestors(dir: &Path) -> Vec<PathBuf> {
+    let mut missing: Vec<PathBuf> = dir
+        .ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .take_while(|p| fs::symlink_metadata(p).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    missing
+}
+
+/// The nearest existing ancestor of `dir` must be a directory: refuses a path through a file.
+fn check_ancestors(target: &Path, is_file: bool) -> Result<(), OutputRefused> {
+    let parent = parent_of(target);
+    let existing = parent
+        .ancestors()
+        .find(|p| p.as_os_str().is_empty() || fs::symlink_metadata(p).is_ok());
+    match existing {
+        Some(p) if !p.as_os_str().is_empty() && !fs::metadata(p).is_ok_and(|m| m.is_dir()) => {
+            Err(OutputRefused {
+                path: target.to_path_buf(),
+                is_file,
+                what: format!("lies under {}, which is not a directory", p.display()),
+                advice: "give a path in a directory".into(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Creates the directories of `missing` (outermost first); the ones created, or the error (after
+/// removing those created).
+fn create_parents(missing: &[PathBuf]) -> Result<Vec<PathBuf>, OutputError> {
+    let mut created = Vec::new();
+    for p in missing {
+        match fs::create_dir(p) {
+            Ok(()) => created.push(p.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                remove_parents(&created);
+                return Err(OutputError {
+                    path: p.clone(),
+                    source: e,
+                });
+            }
+        }
+    }
+    Ok(created)
 }
 
 /// A directory being written: `.NAME.partial-PID` until [`StagedDir::commit`] renames it to
 /// `NAME`. Dropped without commit, it is removed, with the parents it created.
 pub struct StagedDir {
     target: PathBuf,
+    name: String,
     staging: PathBuf,
     old: PathBuf,
+    by: WrittenBy,
     committed: bool,
 }
 
 impl StagedDir {
-    /// Checks `target` (see the [module docs](self)), creates its missing parents and the
-    /// staging directory beside it, and removes stale staging directories of dead processes.
+    /// Checks `target` for an output of `by` (see the [module docs](self)), creates its missing
+    /// parents and the staging directory beside it, and removes stale staging directories of
+    /// ended processes.
     ///
     /// # Errors
     /// [`StageError::Refused`] when `target` is not stickslip's to write; [`StageError::Io`]
     /// when a directory cannot be made.
-    pub fn new(target: &Path) -> Result<StagedDir, StageError> {
+    pub fn new(target: &Path, by: WrittenBy) -> Result<StagedDir, StageError> {
         let name = match target.file_name() {
             Some(n) => n.to_string_lossy().into_owned(),
             None => {
                 return Err(OutputRefused {
                     path: target.to_path_buf(),
+                    is_file: false,
                     what: "has no final directory name".into(),
                     advice: "give a directory path such as out/run1".into(),
                 }
                 .into());
             }
         };
-        classify(target)?;
-        let parent = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
+        check_ancestors(target, false)?;
+        classify(target, &by)?;
+        let parent = parent_of(target);
         let mut guard = staging_lock();
-        // The parents to create, deepest last.
-        let mut missing: Vec<PathBuf> = parent
-            .ancestors()
-            .filter(|p| !p.as_os_str().is_empty())
-            .take_while(|p| fs::symlink_metadata(p).is_err())
-            .map(Path::to_path_buf)
-            .collect();
-        missing.reverse();
-        let mut created_parents = Vec::new();
-        for p in &missing {
-            match fs::create_dir(p) {
-                Ok(()) => created_parents.push(p.clone()),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(e) => {
-                    for c in created_parents.iter().rev() {
-                        let _ = fs::remove_dir(c);
-                    }
-                    return Err(OutputError {
-                        path: p.clone(),
-                        source: e,
-                    }
-                    .into());
-                }
-            }
-        }
-        remove_stale_staging(&parent, &name);
+        let created_parents = create_parents(&missing_ancestors(&parent))?;
+        remove_stale_staging(&parent, &name, true, false);
         let pid = std::process::id();
         let staging = parent.join(format!(".{name}.partial-{pid}"));
         let old = parent.join(format!(".{name}.old-{pid}"));
-        let registration = Registration {
-            staging: staging.clone(),
-            created_parents,
-        };
         if let Err(e) = fs::create_dir(&staging) {
-            for c in registration.created_parents.iter().rev() {
-                let _ = fs::remove_dir(c);
-            }
+            remove_parents(&created_parents);
             return Err(OutputError {
                 path: staging,
                 source: e,
             }
             .into());
         }
-        guard.push(registration);
+        if let Err(e) = write_staging_marker(&staging, &name) {
+            let _ = fs::remove_dir_all(&staging);
+            remove_parents(&created_parents);
+            return Err(e.into());
+        }
+        guard.push(Registration {
+            staging: staging.clone(),
+            created_parents,
+        });
         Ok(StagedDir {
             target: target.to_path_buf(),
+            name,
             staging,
             old,
+            by,
             committed: false,
         })
     }
@@ -400,7 +553,8 @@ impl StagedDir {
     }
 
     /// Writes the marker and moves the staged directory to the target: a rename when the target
-    /// is free or an empty directory, and a replacement when it holds a previous output.
+    /// is free or an empty directory, and a replacement when it holds a previous output of the
+    /// same command.
     ///
     /// # Errors
     /// [`StageError::Refused`] when something not ours appeared at the target during the run;
@@ -410,41 +564,56 @@ impl StagedDir {
         let files: Vec<String> = entries(&self.staging)?
             .into_iter()
             .map(|(n, _)| n)
-            .filter(|n| n != MARKER_FILE)
+            .filter(|n| n != MARKER_FILE && n != STAGING_MARKER)
             .collect();
-        let marker = Marker {
-            written_by: "stickslip".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            files,
-        };
+        let marker = Marker::new(&self.by, files);
         let marker_path = self.staging.join(MARKER_FILE);
         let text = serde_json::to_string_pretty(&marker).map_err(|e| OutputError {
             path: marker_path.clone(),
             source: std::io::Error::other(e),
         })?;
         io(&marker_path, fs::write(&marker_path, text + "\n"))?;
-        match classify(&self.target)? {
+        let existing = classify(&self.target, &self.by)?;
+        // The staging marker goes last, just before the rename: the output holds only its files.
+        let staging_marker = self.staging.join(STAGING_MARKER);
+        io(&staging_marker, fs::remove_file(&staging_marker))?;
+        let renamed = match existing {
             // rename(2) replaces an empty directory atomically.
             Existing::Nothing | Existing::EmptyDir => {
-                io(&self.target, fs::rename(&self.staging, &self.target))?;
+                io(&self.target, fs::rename(&self.staging, &self.target))
             }
-            Existing::PreviousOutput => {
-                io(&self.target, fs::rename(&self.target, &self.old))?;
-                if let Err(e) = fs::rename(&self.staging, &self.target) {
-                    let _ = fs::rename(&self.old, &self.target);
-                    return Err(OutputError {
-                        path: self.target.clone(),
-                        source: e,
-                    }
-                    .into());
-                }
-                // The old directory carried our marker and only the files it lists.
-                io(&self.old, fs::remove_dir_all(&self.old))?;
-            }
+            Existing::PreviousOutput => self.replace_previous(),
+        };
+        if let Err(e) = renamed {
+            // Still ours: marked again, so that it can be cleaned if this process dies now.
+            let _ = write_staging_marker(&self.staging, &self.name);
+            return Err(e.into());
         }
         guard.retain(|r| r.staging != self.staging);
         self.committed = true;
+        remove_stale_staging(&parent_of(&self.target), &self.name, false, true);
         Ok(self.target.clone())
+    }
+
+    /// Moves the previous output at the target away (marked as ours, so that a process killed
+    /// halfway leaves something the next run can clean), the staging directory in, and removes
+    /// the old one.
+    fn replace_previous(&self) -> Result<(), OutputError> {
+        io(&self.target, fs::rename(&self.target, &self.old))?;
+        if let Err(e) = write_staging_marker(&self.old, &self.name) {
+            let _ = fs::rename(&self.old, &self.target);
+            return Err(e);
+        }
+        if let Err(e) = fs::rename(&self.staging, &self.target) {
+            let _ = fs::remove_file(self.old.join(STAGING_MARKER));
+            let _ = fs::rename(&self.old, &self.target);
+            return Err(OutputError {
+                path: self.target.clone(),
+                source: e,
+            });
+        }
+        // The old directory carried our marker and only the files it lists, and now ours.
+        io(&self.old, fs::remove_dir_all(&self.old))
     }
 }
 
@@ -457,6 +626,111 @@ impl Drop for StagedDir {
                 remove_registration(&r);
             }
         }
+    }
+}
+
+/// A single output file (a figure, a screenshot), checked before anything runs and written at
+/// the end: it may be new, or replace a PNG that the same command wrote
+/// ([`crate::graphics::png_written_by`]); anything else at the path is refused.
+#[derive(Debug)]
+pub struct OutputFile {
+    path: PathBuf,
+    /// The `stickslip-output` label of the PNG (the command: `plot`, `view`).
+    label: &'static str,
+    /// Whether missing parent directories are created (else refused).
+    create_parents: bool,
+}
+
+impl OutputFile {
+    /// Checks `path` for a PNG labelled `label`: refuses a path without a file name, a link, a
+    /// directory, any existing file but a PNG with the same label, a path through a file, and
+    /// (unless `create_parents`) a path whose directory does not exist.
+    ///
+    /// # Errors
+    /// [`OutputRefused`] saying what is there and what to do.
+    pub fn check(
+        path: &Path,
+        label: &'static str,
+        create_parents: bool,
+    ) -> Result<OutputFile, OutputRefused> {
+        let refuse = |what: String, advice: &str| OutputRefused {
+            path: path.to_path_buf(),
+            is_file: true,
+            what,
+            advice: advice.to_string(),
+        };
+        let new_path = "give a path that does not exist yet";
+        if path.file_name().is_none() {
+            return Err(refuse(
+                "has no file name".into(),
+                "give a path such as fig.png",
+            ));
+        }
+        check_ancestors(path, true)?;
+        if !create_parents && !missing_ancestors(&parent_of(path)).is_empty() {
+            return Err(refuse(
+                format!("is in {}, which does not exist", parent_of(path).display()),
+                "create that directory first, or give a path in an existing one",
+            ));
+        }
+        match fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(refuse(format!("cannot be read ({e})"), new_path)),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(refuse("is a symbolic link".into(), new_path));
+            }
+            Ok(m) if m.is_dir() => return Err(refuse("is a directory".into(), new_path)),
+            Ok(m) => match crate::graphics::png_written_by(path) {
+                Some(l) if l == label => {}
+                Some(l) => {
+                    return Err(refuse(
+                        format!(
+                            "is a figure written by `stickslip {l}`, which `stickslip {label}` does not replace"
+                        ),
+                        new_path,
+                    ));
+                }
+                None => {
+                    return Err(refuse(
+                        format!(
+                            "is an existing file ({} bytes) stickslip did not write, which it never replaces",
+                            m.len()
+                        ),
+                        new_path,
+                    ));
+                }
+            },
+        }
+        Ok(OutputFile {
+            path: path.to_path_buf(),
+            label,
+            create_parents,
+        })
+    }
+
+    /// The path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes the PNG (creating the missing parents, removed again on failure), holding the
+    /// staging lock so that a signal does not end the process halfway.
+    ///
+    /// # Errors
+    /// [`StageError::Refused`] when something not ours appeared at the path meanwhile;
+    /// [`StageError::Io`] when writing fails.
+    pub fn write_png(&self, rgb: &[u8], width: u32, height: u32) -> Result<(), StageError> {
+        let _guard = staging_lock();
+        // Checked again: something may have appeared at the path during the run.
+        OutputFile::check(&self.path, self.label, self.create_parents)?;
+        let created = create_parents(&missing_ancestors(&parent_of(&self.path)))?;
+        crate::graphics::write_png(&self.path, rgb, width, height, self.label).map_err(|source| {
+            remove_parents(&created);
+            StageError::Io(OutputError {
+                path: self.path.clone(),
+                source,
+            })
+        })
     }
 }
 

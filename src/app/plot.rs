@@ -3,20 +3,23 @@
 //!
 //! The data come from [`runner::run`], the same code path as `stickslip run` (its
 //! `trajectory.csv`); `--data DIR` writes what was plotted in that file's format, one CSV a case.
+//! Both output paths are checked before anything runs ([`crate::app::output`]): the figure
+//! replaces only a figure `plot` wrote, the data directory only plotted data.
 //!
 //! Text (title, axis labels, legend) is drawn in DejaVu Sans, read at run time from
 //! [`crate::graphics::FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
 //! any text and a notice goes to stderr.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use clap::Args;
 use plotters::prelude::*;
 
-use crate::app::output::{self, OutputError, StageError};
+use crate::app::output::{self, OutputError, OutputFile, StageError, StagedDir, WrittenBy};
 use crate::console::{BadOption, EmitError, check_overrides, check_positive, emit};
-use crate::graphics::{FONT_ENV, Rgb, case_colour, load_font, write_png};
+use crate::graphics::{FONT_ENV, Rgb, case_colour, load_font};
+use crate::number_format::Short;
 use crate::run::runner::{self, RunError, RunOptions, TrajectoryRow};
 use crate::scene::{CaseError, Scene};
 
@@ -49,7 +52,8 @@ pub fn plotters_font() -> bool {
 pub struct PlotArgs {
     /// Case files (default: the three built-in slope cases).
     pub cases: Vec<PathBuf>,
-    /// The PNG to write.
+    /// The PNG to write: a new file (its missing directories are made), or a figure
+    /// `stickslip plot` wrote; anything else there is refused before the cases run.
     #[arg(long, default_value = "slopes.png")]
     pub out: PathBuf,
     /// Also write the plotted data, one `<case file stem>.csv` a case in `trajectory.csv`'s
@@ -91,7 +95,7 @@ pub fn run_series(scenes: Vec<Scene>, opts: &RunOptions) -> Result<Vec<Series>, 
         .enumerate()
         .map(|(k, scene)| {
             let tol = opts.tol.unwrap_or(scene.tol);
-            let label = format!("μ = {}, tol = {tol:e} m/s", scene.mu);
+            let label = format!("μ = {}, tol = {tol:e} m/s", Short(scene.mu));
             let stem = scene
                 .source
                 .as_ref()
@@ -234,6 +238,22 @@ pub enum PlotError {
     Emit(#[from] EmitError),
 }
 
+/// Refuses a figure path inside the `--data` directory: the figure would be a file the data
+/// directory's marker does not list.
+fn refuse_figure_inside_data(figure: &Path, data: &Path) -> Result<(), StageError> {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    if absolute(figure).starts_with(absolute(data)) {
+        return Err(output::OutputRefused {
+            path: figure.to_path_buf(),
+            is_file: true,
+            what: format!("is inside the --data directory {}", data.display()),
+            advice: "give the figure a path outside the data directory".into(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Runs `stickslip plot`.
 pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
     check_positive("--duration", args.duration)?;
@@ -247,6 +267,18 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
     for scene in &scenes {
         check_overrides(scene, args.duration, args.tol)?;
     }
+    // Every output path is checked (and a foreign one refused) before anything runs.
+    let figure = OutputFile::check(&args.out, "plot", true).map_err(StageError::from)?;
+    if let Some(dir) = &args.data {
+        refuse_figure_inside_data(&args.out, dir)?;
+    }
+    let staged = match &args.data {
+        Some(dir) => Some(StagedDir::new(
+            dir,
+            WrittenBy::new("plot", crate::scene::kind::SLOPE_KIND),
+        )?),
+        None => None,
+    };
     let opts = RunOptions {
         duration: args.duration,
         tol: args.tol,
@@ -257,18 +289,7 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
         path: args.out.clone(),
         source: std::io::Error::other(format!("drawing the figure: {e}")),
     })?;
-    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| OutputError {
-            path: parent.to_path_buf(),
-            source,
-        })?;
-    }
-    write_png(&args.out, &rgb, args.width, args.height).map_err(|source| OutputError {
-        path: args.out.clone(),
-        source,
-    })?;
-    if let Some(dir) = &args.data {
-        let staged = output::StagedDir::new(dir)?;
+    if let Some(staged) = staged {
         for s in &series {
             staged.write(&format!("{}.csv", s.stem), |path| {
                 output::write_trajectory(path, &s.rows)
@@ -276,6 +297,7 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
         }
         staged.commit()?;
     }
+    figure.write_png(&rgb, args.width, args.height)?;
     for s in &series {
         let last = s.rows.last().map_or(0.0, |r| r.downhill_distance);
         emit(&format!(

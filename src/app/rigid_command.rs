@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::output::{StageError, StagedDir};
+use crate::app::output::{StageError, StagedDir, WrittenBy};
 use crate::console::{BadOption, EmitError, emit};
+use crate::number_format::Short;
 use crate::rigid::case::RigidScene;
 use crate::rigid::run::{RigidRunError, RigidSummary, simulate, write_outputs};
-use crate::scene::CaseError;
+use crate::scene::{CaseError, Override};
 
 /// What `stickslip run` was asked for a rigid case.
 pub struct RigidRequest<'a> {
@@ -22,6 +23,8 @@ pub struct RigidRequest<'a> {
     pub obj: bool,
     /// `--out DIR` (default `out/<case file stem>`).
     pub out: Option<&'a Path>,
+    /// `--set` overrides, applied as the slope's are.
+    pub set: &'a [Override],
 }
 
 /// Errors of `stickslip run` on a rigid case; the CLI maps them to its own.
@@ -57,14 +60,15 @@ fn reject(option: &str, given: bool) -> Result<(), BadOption> {
     }
 }
 
-/// `stickslip run CASE --out DIR` for a rigid-ellipsoid case. `--duration` overrides the case's
-/// `time.duration`; `--tol` and `--obj` are the slope solver's and are refused (exit 2); `--gpu`
-/// is ignored (no impulse-law post-pass here).
+/// `stickslip run CASE --out DIR` for a rigid-ellipsoid case. `--set` overrides keys of the case
+/// file by the slope's rules; `--duration` overrides the case's `time.duration`; `--tol` and
+/// `--obj` are the slope solver's and are refused (exit 2); `--gpu` picks nothing here (no
+/// impulse-law post-pass), but `STICKSLIP_GPU_BACKENDS` is checked as for every run.
 pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
     crate::console::check_positive("--duration", request.duration)?;
     reject("--tol", request.tol_given)?;
     reject("--obj", request.obj)?;
-    let scene = RigidScene::load(request.case)?;
+    let scene = RigidScene::load_with_overrides(request.case, request.set)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
         PathBuf::from("out").join(
             request
@@ -76,13 +80,14 @@ pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
     });
     crate::api::check_rigid_duration(&scene, request.duration)?;
     // The output path is checked (and a foreign one refused) before the run, not after it.
-    let staged = StagedDir::new(&out)?;
+    let staged = StagedDir::new(&out, WrittenBy::new("run", crate::rigid::case::KIND))?;
     let run = simulate(&scene, request.duration)?;
     write_outputs(|name| staged.file(name), &run)?;
     let dir = staged.commit()?;
     emit(&format!(
-        "{}\nwrote {}/trajectory.csv, events.csv and summary.json\n",
+        "{}\n{}\n\nwrote {}/trajectory.csv, events.csv and summary.json\n",
         rigid_table(&run.summary),
+        run.summary.ended.explain(),
         dir.display()
     ))?;
     Ok(())
@@ -92,17 +97,22 @@ pub fn run_rigid(request: &RigidRequest) -> Result<(), RigidCommandError> {
 pub fn rigid_table(s: &RigidSummary) -> String {
     let model = match (s.impact_model, &s.mu, s.restitution) {
         (Some(m), Some(mu), Some(e)) => format!(
-            "{}, e = {e}, mu = {mu}",
+            "{}, e = {}, mu = {mu}",
             serde_json::to_value(m)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            Short(e)
         ),
         _ => "no ground".into(),
     };
     // `+ 0.0`: an empty f64 sum is −0.0.
     let lost: f64 = s.energy_lost_per_impact.iter().sum::<f64>() + 0.0;
-    let mut t = format!("{} (rigid_ellipsoid; {model}; h = {} s)\n\n", s.name, s.h);
+    let mut t = format!(
+        "{} (rigid_ellipsoid; {model}; h = {} s)\n\n",
+        crate::console::one_line(&s.name),
+        Short(s.h)
+    );
     t.push_str(&format!(
         "{:>8} {:>6} {:>6}  {:<28} {:>10} {:>10} {:>12} {:>13} {:>9}\n",
         "impacts", "stick", "slide", "ended", "E start", "E end", "lost at", "largest gain", "wall"

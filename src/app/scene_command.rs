@@ -6,8 +6,9 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::app::output::{OutputError, StageError, StagedDir};
-use crate::console::{BadOption, EmitError, Progress, emit};
+use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy};
+use crate::console::{BadOption, EmitError, Progress, emit, one_line};
+use crate::number_format::Short;
 use crate::run::multibody::{
     SceneRunError, SceneRunner, SceneSummary, trajectory_header, trajectory_values,
 };
@@ -82,7 +83,10 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
         )
     });
     // The output path is checked (and a foreign one refused) before the run.
-    let staged = StagedDir::new(&out)?;
+    let staged = StagedDir::new(
+        &out,
+        WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
+    )?;
     let mut runner = SceneRunner::new(scene, request.duration)?;
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
     while !runner.done() {
@@ -144,7 +148,12 @@ pub fn write_summary(path: &Path, summary: &SceneSummary) -> Result<(), OutputEr
 /// The table a scene's run prints: the bodies' verdicts, the drivers' final forces, and the
 /// measured stick–slip cycle or breakaway beside SPEC.md §8's closed form.
 pub fn scene_table(s: &SceneSummary) -> String {
-    let mut t = format!("{} (scene; h = {} s, {} s)\n\n", s.case, s.h, s.duration);
+    let mut t = format!(
+        "{} (scene; h = {} s, {} s)\n\n",
+        one_line(&s.case),
+        Short(s.h),
+        Short(s.duration)
+    );
     t.push_str(&format!(
         "{:<16} {:>8} {:>9}  {:<14} {}\n",
         "body", "nodes", "mass kg", "on", "verdict"
@@ -152,10 +161,10 @@ pub fn scene_table(s: &SceneSummary) -> String {
     for b in &s.bodies {
         t.push_str(&format!(
             "{:<16} {:>8} {:>9.4}  {:<14} {}\n",
-            b.name,
+            one_line(&b.name),
             b.nodes,
             b.mass_kg,
-            b.support.as_deref().unwrap_or("-"),
+            one_line(b.support.as_deref().unwrap_or("-")),
             b.verdict
         ));
     }
@@ -167,7 +176,11 @@ pub fn scene_table(s: &SceneSummary) -> String {
         for d in &s.drivers {
             t.push_str(&format!(
                 "{:<16} {:<8} {:<14} ({:.4}, {:.4})\n",
-                d.name, d.kind, d.body, d.final_force_n[0], d.final_force_n[1]
+                one_line(&d.name),
+                d.kind,
+                one_line(&d.body),
+                d.final_force_n[0],
+                d.final_force_n[1]
             ));
         }
     }

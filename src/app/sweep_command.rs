@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use crate::api;
-use crate::app::output::{MARKER_FILE, Marker, OutputError};
+use crate::app::output::{MARKER_FILE, Marker, OutputError, WrittenBy};
 use crate::app::plot::plotters_font;
 use crate::console::{BadOption, EmitError, emit, one_line};
 use crate::graphics::write_png;
 use crate::sweep::SweepError;
 use crate::sweep::collect::Collected;
-use crate::sweep::dir::{CellState, MAP_PNG, Manifest, SWEEP_FILES, SweepDir};
+use crate::sweep::dir::{CellState, MAP_LABEL, MAP_PNG, Manifest, SWEEP_FILES, SweepDir};
 use crate::sweep::file::{Cell, Sweep};
 use crate::sweep::shard::Shard;
 use crate::sweep::{map, pool};
@@ -64,13 +64,13 @@ pub struct CollectArgs {
     pub dir: PathBuf,
 }
 
-/// The marker of a sweep directory.
+/// The marker of a sweep directory: written by `sweep`, for slope cases (the kind a sweep's
+/// base case is), listing the sweep's files.
 fn marker_text() -> String {
-    let marker = Marker {
-        written_by: "stickslip".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        files: SWEEP_FILES.iter().map(|s| s.to_string()).collect(),
-    };
+    let marker = Marker::new(
+        &WrittenBy::new("sweep", crate::scene::kind::SLOPE_KIND),
+        SWEEP_FILES.iter().map(|s| s.to_string()).collect(),
+    );
     serde_json::to_string_pretty(&marker).unwrap_or_default() + "\n"
 }
 
@@ -156,14 +156,14 @@ pub fn sweep_command(args: &SweepArgs) -> Result<(), SweepCommandError> {
 
 /// `stickslip sweep collect DIR`.
 fn collect(dir: &Path) -> Result<(), SweepCommandError> {
-    let (dir, manifest) = SweepDir::open(dir)?;
+    let (dir, manifest) = SweepDir::open(dir, (MARKER_FILE, &marker_text()))?;
     let collected = Collected::read(&dir, manifest);
     collected.write_csv(&dir)?;
     let png = dir.path.join(MAP_PNG);
     let (w, h) = MAP_SIZE;
     let figure = match map::render(&collected, w, h, plotters_font()) {
         Some(Ok(rgb)) => {
-            write_png(&png, &rgb, w, h).map_err(|source| OutputError {
+            write_png(&png, &rgb, w, h, MAP_LABEL).map_err(|source| OutputError {
                 path: png.clone(),
                 source,
             })?;

@@ -38,10 +38,13 @@ use std::path::{Path, PathBuf};
 use nalgebra::{Matrix3, Quaternion, Unit, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
+use crate::number_format::{Short, short_list};
 use crate::rigid::body::{Pose, RigidBody, State};
 use crate::rigid::ellipsoid::{Ellipsoid, Ground};
 use crate::rigid::impact::ImpactModel;
 use crate::scene::CaseError;
+use crate::scene::Override;
+use crate::scene::overrides::{attribute, parse_with_overrides};
 
 /// The value of the top-level `kind` key that selects this system.
 pub const KIND: &str = crate::scene::kind::RIGID_KIND;
@@ -187,6 +190,8 @@ pub struct RigidScene {
     pub h: f64,
     /// Duration, s.
     pub duration: f64,
+    /// The `--set` overrides the scene was loaded with, as given (`impact.mu=0`).
+    pub overrides: Vec<String>,
 }
 
 pub use crate::scene::case_file::peek_kind;
@@ -196,8 +201,9 @@ pub use crate::scene::case_file::peek_kind;
 /// error in `time.h` or `time.duration` (`h = 1e-300` would otherwise run for ever).
 pub const MAX_RIGID_STEPS: f64 = 1e6;
 
-/// Checks that `duration / h` (s / s) makes at least one and at most [`MAX_RIGID_STEPS`] steps;
-/// the error is the rule broken. Used for the case file and for `--duration`.
+/// Checks that `duration / h` (s / s) makes a whole number of steps, at least one and at most
+/// [`MAX_RIGID_STEPS`]; the error is the rule broken. Used for the case file and for
+/// `--duration`.
 pub fn check_steps(h: f64, duration: f64) -> Result<(), String> {
     let steps = duration / h;
     if steps.is_nan() || steps > MAX_RIGID_STEPS {
@@ -209,12 +215,20 @@ pub fn check_steps(h: f64, duration: f64) -> Result<(), String> {
             "the run must have at least one step (duration / h >= 1, got {steps:e})"
         ))
     } else {
-        Ok(())
+        crate::scene::case_file::whole_steps(duration, h).map(|_| ())
     }
 }
 
 struct Check<'a> {
     file: &'a Path,
+}
+
+/// `x` scaled by its largest component's magnitude (so that its norm is in [1, √n] and cannot
+/// overflow or underflow), or `None` for a zero or non-finite vector.
+fn scaled<const N: usize>(x: [f64; N]) -> Option<nalgebra::SVector<f64, N>> {
+    let scale = x.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    (scale.is_finite() && scale > 0.0 && x.iter().all(|c| c.is_finite()))
+        .then(|| nalgebra::SVector::from(x) / scale)
 }
 
 impl Check<'_> {
@@ -227,40 +241,145 @@ impl Check<'_> {
         }
     }
     fn positive(&self, key: &str, x: f64) -> Result<f64, CaseError> {
-        if x.is_finite() && x > 0.0 {
-            Ok(x)
-        } else {
-            Err(self.invalid(key, "must be finite and > 0", x))
+        match crate::scene::case_file::positive_rule(x) {
+            None => Ok(x),
+            Some(rule) => Err(self.invalid(key, rule, Short(x))),
         }
     }
     fn finite3(&self, key: &str, x: [f64; 3]) -> Result<Vector3<f64>, CaseError> {
         if x.iter().all(|c| c.is_finite()) {
             Ok(Vector3::from(x))
         } else {
-            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
+            Err(self.invalid(key, "every component must be finite", short_list(&x)))
         }
     }
+    /// The unit vector along `x`, normalised without overflow or underflow (`[1e300, 1e300, 0]`
+    /// is the direction (1, 1, 0)/√2).
     fn unit3(&self, key: &str, x: [f64; 3]) -> Result<Vector3<f64>, CaseError> {
-        let v = self.finite3(key, x)?;
-        if v.norm() > 0.0 && v.norm().is_finite() {
-            Ok(v.normalize())
+        self.finite3(key, x)?;
+        scaled(x)
+            .map(|v| v.normalize())
+            .ok_or_else(|| self.invalid(key, "must be a non-zero vector", short_list(&x)))
+    }
+    /// A derived quantity (J, kg m², m/s², m) must be finite (and with `normal`, a normal
+    /// number > 0): `key` names the input it comes from.
+    fn derived(&self, key: &str, what: &str, x: f64, normal: bool) -> Result<(), CaseError> {
+        let ok = if normal {
+            x.is_normal() && x > 0.0
         } else {
-            Err(self.invalid(key, "must be a non-zero vector", format!("{x:?}")))
+            x.is_finite()
+        };
+        if ok {
+            Ok(())
+        } else {
+            let rule = if normal {
+                format!("{what} must be a finite, normal number > 0 (the value is out of range)")
+            } else {
+                format!("{what} must be finite (the value is out of range)")
+            };
+            Err(self.invalid(key, &rule, Short(x)))
         }
     }
+}
+
+/// The largest magnitude of `xs`, or infinity when one of them is not finite.
+fn largest<'a>(xs: impl Iterator<Item = &'a f64>) -> f64 {
+    xs.fold(0.0, |m: f64, c| {
+        if c.is_finite() {
+            m.max(c.abs())
+        } else {
+            f64::INFINITY
+        }
+    })
+}
+
+/// The quantities derived from the initial state must be finite: the kinetic energy of the spin
+/// (½ωᵀIω) and of the motion (½m‖v‖²), the potential energy, their sum, and the accelerations of
+/// the equations of motion at t = 0 (SPEC.md §5). A run from a state where one of them
+/// overflows would only produce NaN.
+fn check_initial_state(
+    v: &Check,
+    body: &RigidBody,
+    initial: &State,
+    ground: Option<&Ground>,
+) -> Result<(), CaseError> {
+    let omega = initial.omega();
+    let spin = 0.5 * body.inertia.component_mul(&omega).dot(&omega);
+    v.derived(
+        "initial.omega",
+        "the kinetic energy of the spin, ½ωᵀIω (J)",
+        spin,
+        false,
+    )?;
+    let motion = 0.5 * body.mass * initial.velocity().norm_squared();
+    v.derived(
+        "initial.velocity",
+        "the kinetic energy of the motion, ½m|v|^2 (J)",
+        motion,
+        false,
+    )?;
+    let reference = ground.map_or(Vector3::zeros(), |g| g.point);
+    let potential = body.potential_energy(&initial.pose, &reference);
+    v.derived(
+        "initial.position",
+        "with gravity.acceleration, the potential energy -m g·(p - p0) (J)",
+        potential,
+        false,
+    )?;
+    v.derived(
+        "initial.velocity",
+        "the total energy at t = 0 (J)",
+        spin + motion + potential,
+        false,
+    )?;
+    let a = body.acceleration(&initial.pose, &initial.twist);
+    v.derived(
+        "initial.omega",
+        "the angular acceleration I^-1((Iω) × ω) at t = 0 (rad/s^2)",
+        largest(a.fixed_rows::<3>(0).iter()),
+        false,
+    )?;
+    v.derived(
+        "initial.velocity",
+        "with gravity.acceleration, the acceleration v × ω + R^T g at t = 0 (m/s^2)",
+        largest(a.fixed_rows::<3>(3).iter()),
+        false,
+    )
 }
 
 impl RigidScene {
     /// Reads and validates a case file.
     pub fn load(path: &Path) -> Result<RigidScene, CaseError> {
+        RigidScene::load_with_overrides(path, &[])
+    }
+
+    /// Reads a case file, applies `overrides` in order (a later one wins) and validates the
+    /// result: the same rules as the slope's `--set` (`crate::scene::overrides`): applied to
+    /// the parsed document before validation, an unknown key refused, an error about an
+    /// overridden key saying so. The scene records the overrides.
+    pub fn load_with_overrides(
+        path: &Path,
+        overrides: &[Override],
+    ) -> Result<RigidScene, CaseError> {
         let text = crate::scene::case_file::read_case_file(path)?;
-        RigidScene::from_toml(&text, path)
+        RigidScene::from_toml_with_overrides(&text, path, overrides)
     }
 
     /// Parses and validates case-file text; `path` is used in messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<RigidScene, CaseError> {
-        let case: RigidCaseFile = crate::scene::case_file::parse_case_toml(text, path)?;
-        RigidScene::from_case(&case, path)
+        RigidScene::from_toml_with_overrides(text, path, &[])
+    }
+
+    /// [`RigidScene::from_toml`] with `overrides` applied to the parsed document first.
+    pub fn from_toml_with_overrides(
+        text: &str,
+        path: &Path,
+        overrides: &[Override],
+    ) -> Result<RigidScene, CaseError> {
+        let case: RigidCaseFile = parse_with_overrides(text, path, overrides)?;
+        let mut scene = RigidScene::from_case(&case, path).map_err(|e| attribute(e, overrides))?;
+        scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
+        Ok(scene)
     }
 
     /// Validates a parsed case.
@@ -274,8 +393,17 @@ impl RigidScene {
             return Err(v.invalid(
                 "body.semi_axes",
                 "every semi-axis must be > 0",
-                format!("{:?}", case.body.semi_axes),
+                short_list(&case.body.semi_axes),
             ));
+        }
+        // The lowest point and the inertia use the squared semi-axes (m²).
+        for a in semi_axes.iter() {
+            v.derived(
+                "body.semi_axes",
+                "every squared semi-axis (m^2)",
+                a * a,
+                true,
+            )?;
         }
         let mass = v.positive("body.mass", case.body.mass)?;
         let (inertia, inertia_stated) = match case.body.inertia {
@@ -285,8 +413,11 @@ impl RigidScene {
                     return Err(v.invalid(
                         "body.inertia",
                         "every principal moment must be > 0",
-                        format!("{:?}", [i.x, i.y, i.z]),
+                        short_list(&[i.x, i.y, i.z]),
                     ));
+                }
+                for m in i.iter() {
+                    v.derived("body.inertia", "every principal moment (kg m^2)", *m, true)?;
                 }
                 // Principal moments of a real body satisfy the triangle inequalities.
                 if i.x > i.y + i.z || i.y > i.x + i.z || i.z > i.x + i.y {
@@ -298,7 +429,18 @@ impl RigidScene {
                 }
                 (i, true)
             }
-            None => (RigidBody::solid_ellipsoid_inertia(mass, &semi_axes), false),
+            None => {
+                let i = RigidBody::solid_ellipsoid_inertia(mass, &semi_axes);
+                for m in i.iter() {
+                    v.derived(
+                        "body.mass",
+                        "with body.semi_axes, every principal moment m(b^2 + c^2)/5 (kg m^2)",
+                        *m,
+                        true,
+                    )?;
+                }
+                (i, false)
+            }
         };
         let position = v.finite3("initial.position", case.initial.position)?;
         let rotation = match (
@@ -314,22 +456,23 @@ impl RigidScene {
                 ));
             }
             (Some(q), None, None) => {
-                let q4 = Quaternion::new(q[0], q[1], q[2], q[3]);
-                if !q.iter().all(|c| c.is_finite()) || q4.norm() == 0.0 {
+                // Scaled before it is normalised: [1e300, 1e300, 0, 0] is a valid direction
+                // whose plain norm overflows.
+                let Some(q4) = scaled(*q) else {
                     return Err(v.invalid(
                         "initial.quaternion",
                         "must be finite and non-zero (w, x, y, z)",
-                        format!("{q:?}"),
+                        short_list(q),
                     ));
-                }
-                UnitQuaternion::from_quaternion(q4)
+                };
+                UnitQuaternion::from_quaternion(Quaternion::new(q4[0], q4[1], q4[2], q4[3]))
                     .to_rotation_matrix()
                     .into_inner()
             }
             (None, Some(axis), Some(angle)) => {
                 let axis = v.unit3("initial.axis", *axis)?;
                 if !angle.is_finite() {
-                    return Err(v.invalid("initial.angle", "must be finite", angle));
+                    return Err(v.invalid("initial.angle", "must be finite", Short(angle)));
                 }
                 UnitQuaternion::from_axis_angle(&Unit::new_normalize(axis), angle)
                     .to_rotation_matrix()
@@ -348,8 +491,20 @@ impl RigidScene {
         let gravity = v.finite3("gravity.acceleration", case.gravity.acceleration)?;
         let h = v.positive("time.h", case.time.h)?;
         let duration = v.positive("time.duration", case.time.duration)?;
-        check_steps(h, duration)
-            .map_err(|rule| v.invalid("time.h", &rule, format!("{duration} s / {h} s")))?;
+        crate::scene::case_file::whole_steps(duration, h).map_err(|rule| {
+            v.invalid(
+                "time.duration",
+                &rule,
+                format!("{} s / {} s", Short(duration), Short(h)),
+            )
+        })?;
+        check_steps(h, duration).map_err(|rule| {
+            v.invalid(
+                "time.h",
+                &rule,
+                format!("{} s / {} s", Short(duration), Short(h)),
+            )
+        })?;
         let shape = Ellipsoid { semi_axes };
         let initial = State {
             pose: Pose {
@@ -375,7 +530,11 @@ impl RigidScene {
                 };
                 let restitution = imp.restitution;
                 if !(restitution.is_finite() && (0.0..=1.0).contains(&restitution)) {
-                    return Err(v.invalid("impact.restitution", "must be in [0, 1]", restitution));
+                    return Err(v.invalid(
+                        "impact.restitution",
+                        "must be in [0, 1]",
+                        Short(restitution),
+                    ));
                 }
                 let friction = match &imp.mu {
                     FrictionValue::Number(x) if x.is_finite() && *x >= 0.0 => *x,
@@ -384,7 +543,7 @@ impl RigidScene {
                         return Err(v.invalid(
                             "impact.mu",
                             "must be finite and >= 0, or \"inf\"",
-                            x,
+                            Short(*x),
                         ));
                     }
                     FrictionValue::Word(w) => {
@@ -404,10 +563,16 @@ impl RigidScene {
                     return Err(v.invalid(
                         "impact.bisection_tolerance",
                         "must be smaller than time.h",
-                        bisection_tolerance,
+                        Short(bisection_tolerance),
                     ));
                 }
                 let rest_speed = v.positive("impact.rest_speed", imp.rest_speed)?;
+                v.derived(
+                    "initial.position",
+                    "the lowest point's signed distance to the ground (m)",
+                    shape.signed_distance(&initial.pose, &ground),
+                    false,
+                )?;
                 if shape.signed_distance(&initial.pose, &ground) <= 0.0 {
                     return Err(v.invalid(
                         "initial.position",
@@ -431,20 +596,23 @@ impl RigidScene {
                 ))
             }
         };
+        let body = RigidBody {
+            mass,
+            inertia,
+            gravity,
+        };
+        check_initial_state(&v, &body, &initial, ground.as_ref().map(|(g, _)| g))?;
         Ok(RigidScene {
             name: case.name.clone(),
             source: Some(path.to_path_buf()),
             shape,
-            body: RigidBody {
-                mass,
-                inertia,
-                gravity,
-            },
+            body,
             inertia_stated,
             initial,
             ground,
             h,
             duration,
+            overrides: Vec::new(),
         })
     }
 }

@@ -27,6 +27,21 @@ pub enum RigidRunError {
         /// Step number.
         step: usize,
     },
+    /// The body went below the ground by more than the bisection's worth: an impact was missed,
+    /// and the rest of the run would be a fall through the ground (SPEC.md §5, impact detection).
+    #[error(
+        "the body went through the ground at t = {t} s (step {step}): its lowest point is {depth:e} m below it, more than the bisection's worth ({allowed:e} m); the run is not valid past this point (try a smaller time.h or impact.bisection_tolerance)"
+    )]
+    BelowGround {
+        /// Time, s.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// How far below the ground the lowest point is, m (> 0).
+        depth: f64,
+        /// The depth the bisection tolerance allows, m.
+        allowed: f64,
+    },
     /// An output file could not be written.
     #[error("{path}: {source}")]
     Output {
@@ -50,7 +65,8 @@ pub struct RigidRow {
     pub potential: f64,
     /// |Iω|, kg m²/s: the angular momentum about the centre of mass.
     pub angular_momentum: f64,
-    /// Signed distance of the lowest point to the ground, m (NaN without a ground).
+    /// Signed distance of the lowest point to the ground, m (NaN without a ground; written as an
+    /// empty field).
     pub distance: f64,
 }
 
@@ -88,13 +104,37 @@ pub enum Ending {
         /// The end time, s.
         t: f64,
     },
-    /// An impact approached slower than the rest speed: the body has settled into persistent
-    /// contact, which the impulse model cannot carry further.
+    /// The impacts accumulated (an approach slower than `impact.rest_speed`, a contact reached
+    /// without approach, or more than [`MAX_IMPACTS_PER_STEP`] impacts in a step) with the body
+    /// at rest: no point of it moves faster than the rest speed.
     Settled {
-        /// Time of that impact, s.
+        /// When the run stopped, s.
         t: f64,
-        /// Its approach speed −u_n, m/s.
+        /// The limit of the impact times, s, as for [`Ending::ImpactsAccumulate`].
+        accumulation_time: Option<f64>,
+        /// The last impact's approach speed −u_n, m/s (0 for a contact reached without
+        /// approach).
         approach_speed: f64,
+    },
+    /// The impacts accumulated as for [`Ending::Settled`], but the body still moves: a Zeno
+    /// sequence of ever smaller impacts towards persistent contact (rolling, sliding), which
+    /// this impulse model cannot carry (SPEC.md §5). The run stops at the last impact it
+    /// resolves; the state there is the one reported.
+    ImpactsAccumulate {
+        /// When the run stopped, s.
+        t: f64,
+        /// The limit of the impact times, s, extrapolated from the last two impacts (their
+        /// approach speeds shrink by `ratio` each, and so do the flights between them); `None`
+        /// with fewer than two impacts or a ratio outside (0, 1).
+        accumulation_time: Option<f64>,
+        /// The last impact's approach speed over the one before it.
+        ratio: Option<f64>,
+        /// The last impact's approach speed −u_n, m/s.
+        approach_speed: f64,
+        /// The speed of the centre of mass when the run stopped, m/s.
+        speed: f64,
+        /// The angular speed |ω| when the run stopped, rad/s.
+        spin: f64,
     },
 }
 
@@ -103,6 +143,43 @@ impl std::fmt::Display for Ending {
         match self {
             Ending::DurationReached { t } => write!(f, "duration reached (t = {t:.3} s)"),
             Ending::Settled { t, .. } => write!(f, "settled at t = {t:.4} s"),
+            Ending::ImpactsAccumulate { t, .. } => write!(f, "impacts accumulate, t = {t:.4} s"),
+        }
+    }
+}
+
+impl Ending {
+    /// The ending in a sentence: for accumulating impacts, where, how fast the body still moves
+    /// there, and that persistent contact is outside the model.
+    pub fn explain(&self) -> String {
+        match self {
+            Ending::DurationReached { t } => format!("the run reached its duration, t = {t} s"),
+            Ending::Settled {
+                t,
+                accumulation_time,
+                approach_speed,
+            } => format!(
+                "the impacts accumulated{} and the body came to rest: the run stops at t = {t:.6} s (last approach {approach_speed:.3e} m/s)",
+                accumulation_time.map_or(String::new(), |ta| format!(" towards t = {ta:.6} s"))
+            ),
+            Ending::ImpactsAccumulate {
+                t,
+                accumulation_time,
+                ratio,
+                approach_speed,
+                speed,
+                spin,
+            } => {
+                let towards = match (accumulation_time, ratio) {
+                    (Some(ta), Some(r)) => format!(
+                        " towards t = {ta:.6} s (approach speeds shrinking by a factor {r:.3e} each, a Zeno sequence)"
+                    ),
+                    _ => String::new(),
+                };
+                format!(
+                    "the impacts accumulate{towards}; the run stops at t = {t:.6} s (last approach {approach_speed:.3e} m/s) with the body still moving at {speed:.3} m/s and spinning at {spin:.3} rad/s: persistent contact (rolling, sliding) is outside this impulse model (SPEC.md §5)"
+                )
+            }
         }
     }
 }
@@ -114,6 +191,8 @@ pub struct RigidSummary {
     pub case: Option<PathBuf>,
     /// The case's name.
     pub name: String,
+    /// The `--set` overrides, as given.
+    pub overrides: Vec<String>,
     /// Always "rigid_ellipsoid".
     pub kind: &'static str,
     /// The impact model, if there is a ground.
@@ -166,8 +245,8 @@ pub struct RigidRun {
     pub summary: RigidSummary,
 }
 
-/// Impacts allowed within one step before the body is declared settled (a Zeno cascade of ever
-/// smaller bounces).
+/// Impacts allowed within one step before the run stops: a Zeno cascade of ever smaller
+/// bounces ([`Ending::Settled`] or [`Ending::ImpactsAccumulate`]).
 pub const MAX_IMPACTS_PER_STEP: usize = 64;
 
 fn row(scene: &RigidScene, t: f64, state: &State) -> RigidRow {
@@ -187,6 +266,94 @@ fn row(scene: &RigidScene, t: f64, state: &State) -> RigidRow {
     }
 }
 
+/// The depth below the ground (m) that the impact detection can leave at `state`: the distance
+/// any point of the body moves within one bisection bracket, tol·(|v| + |ω|·a_max) + ½|g|tol²
+/// with a_max the largest semi-axis (SPEC.md §5, impact detection).
+pub fn allowed_depth(scene: &RigidScene, state: &State) -> f64 {
+    let Some((_, settings)) = &scene.ground else {
+        return f64::INFINITY;
+    };
+    let tol = settings.bisection_tolerance;
+    tol * fastest_point_speed(scene, state) + 0.5 * scene.body.gravity.norm() * tol * tol
+}
+
+/// An upper bound of the speed of any point of the body, |v| + |ω|·a_max (m/s).
+fn fastest_point_speed(scene: &RigidScene, state: &State) -> f64 {
+    state.velocity().norm() + state.omega().norm() * scene.shape.semi_axes.max()
+}
+
+/// The invariants of a state the run keeps: finite, and not below the ground by more than
+/// [`allowed_depth`].
+fn check_state(
+    scene: &RigidScene,
+    state: &State,
+    t: f64,
+    step: usize,
+) -> Result<(), RigidRunError> {
+    if !state
+        .twist
+        .iter()
+        .chain(state.pose.p.iter())
+        .all(|x| x.is_finite())
+    {
+        return Err(RigidRunError::NonFinite { t, step });
+    }
+    if let Some((g, _)) = &scene.ground {
+        let distance = scene.shape.signed_distance(&state.pose, g);
+        let allowed = allowed_depth(scene, state);
+        if distance.is_nan() || distance < -allowed {
+            return Err(RigidRunError::BelowGround {
+                t,
+                step,
+                depth: -distance,
+                allowed,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// How a run whose impacts accumulated ended: [`Ending::Settled`] when no point of the body
+/// moves faster than `impact.rest_speed`, else [`Ending::ImpactsAccumulate`] with the limit of
+/// the impact times extrapolated from the last two impacts: their approach speeds s₁, s₂ shrink
+/// by r = s₂/s₁, and so do the flights between them (a flight lasts in proportion to the speed
+/// it starts with), so the impacts after the last one take (t₂ − t₁)·r/(1 − r) in all.
+fn accumulated_ending(
+    scene: &RigidScene,
+    state: &State,
+    t: f64,
+    approach_speed: f64,
+    events: &[ImpactEvent],
+) -> Ending {
+    let rest_speed = scene.ground.as_ref().map_or(0.0, |(_, s)| s.rest_speed);
+    let (ratio, accumulation_time) = match events {
+        [.., a, b] => {
+            let r = b.normal_speed_before / a.normal_speed_before;
+            if r > 0.0 && r < 1.0 {
+                (Some(r), Some(b.t + (b.t - a.t) * r / (1.0 - r)))
+            } else {
+                (Some(r), None)
+            }
+        }
+        _ => (None, None),
+    };
+    if fastest_point_speed(scene, state) <= rest_speed {
+        return Ending::Settled {
+            t,
+            accumulation_time,
+            approach_speed,
+        };
+    }
+    Ending::ImpactsAccumulate {
+        t,
+        accumulation_time,
+        ratio,
+        approach_speed,
+        speed: state.world_velocity().norm(),
+        spin: state.omega().norm(),
+    }
+}
+
 /// Runs the scene for `duration` seconds (default: the scene's).
 pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, RigidRunError> {
     let clock = std::time::Instant::now();
@@ -198,6 +365,8 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
     rows.push(row(scene, 0.0, &state));
     let mut events = Vec::new();
     let mut ending = Ending::DurationReached { t: duration };
+    // Where the impacts accumulated: the time, the last approach speed and the step.
+    let mut stop: Option<(f64, f64, usize)> = None;
     let mut flight_drift: f64 = 0.0;
     let mut max_ortho: f64 = se3::orthonormality_error(&state.pose.r);
     'steps: for step in 1..=steps {
@@ -241,19 +410,14 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
             let n = ground.normal;
             let un = n.dot(&u);
             if un >= 0.0 || impacts_here >= MAX_IMPACTS_PER_STEP {
-                // A grazing crossing (the lowest point not approaching at the bracket's left
-                // end) gets no impulse: take the step as computed.
-                if impacts_here >= MAX_IMPACTS_PER_STEP {
-                    ending = Ending::Settled {
-                        t: t + found.tau,
-                        approach_speed: -un,
-                    };
-                    state = at;
-                    rows.push(row(scene, t + found.tau, &state));
-                    break 'steps;
-                }
-                state = next;
-                break;
+                // The lowest point reaches the ground without approaching it (a contact at the
+                // bisection's resolution: the impacts have piled up past what it resolves), or a
+                // step's impacts do not end: persistent contact, where the impulse model ends.
+                // The run stops here, above the ground, rather than letting the body sink.
+                t += found.tau;
+                state = at;
+                stop = Some((t, (-un).max(0.0), step));
+                break 'steps;
             }
             let k = impact::inverse_effective_mass(body, &at, &r);
             let result = match settings.model {
@@ -292,30 +456,26 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
             impacts_here += 1;
             state = after;
             if -un < settings.rest_speed {
-                ending = Ending::Settled {
-                    t,
-                    approach_speed: -un,
-                };
-                rows.push(row(scene, t, &state));
+                stop = Some((t, -un, step));
                 break 'steps;
             }
         }
-        if !state
-            .twist
-            .iter()
-            .chain(state.pose.p.iter())
-            .all(|x| x.is_finite())
-        {
-            return Err(RigidRunError::NonFinite { t: t1, step });
-        }
+        check_state(scene, &state, t1, step)?;
         max_ortho = max_ortho.max(se3::orthonormality_error(&state.pose.r));
         rows.push(row(scene, t1, &state));
+    }
+    if let Some((t, approach_speed, step)) = stop {
+        check_state(scene, &state, t, step)?;
+        max_ortho = max_ortho.max(se3::orthonormality_error(&state.pose.r));
+        rows.push(row(scene, t, &state));
+        ending = accumulated_ending(scene, &state, t, approach_speed, &events);
     }
     let energy = |r: &RigidRow| r.kinetic + r.potential;
     let settings = scene.ground.as_ref().map(|(_, s)| *s);
     let summary = RigidSummary {
         case: scene.source.clone(),
         name: scene.name.clone(),
+        overrides: scene.overrides.clone(),
         kind: crate::rigid::case::KIND,
         impact_model: settings.map(|s| s.model),
         restitution: settings.map(|s| s.restitution),
@@ -323,7 +483,7 @@ pub fn simulate(scene: &RigidScene, duration: Option<f64>) -> Result<RigidRun, R
             if s.friction.is_infinite() {
                 "inf".to_string()
             } else {
-                s.friction.to_string()
+                crate::number_format::short(s.friction)
             }
         }),
         h: scene.h,
@@ -410,7 +570,12 @@ pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(
     let mut w = BufWriter::new(io(&path, fs::File::create(&path))?);
     io(&path, writeln!(w, "{TRAJECTORY_HEADER}"))?;
     for r in &run.rows {
-        let values: Vec<String> = trajectory_values(r).iter().map(f64::to_string).collect();
+        // Non-finite (the distance without a ground) is an empty field: an output never
+        // holds NaN or inf.
+        let values: Vec<String> = trajectory_values(r)
+            .iter()
+            .map(|v| if v.is_finite() { v.to_string() } else { String::new() })
+            .collect();
         io(&path, writeln!(w, "{}", values.join(",")))?;
     }
     io(&path, w.flush())?;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::energy::Projection;
+use crate::number_format::{Short, short_list};
 use crate::solver::InitialGuess;
 
 /// A case file is a few hundred bytes; one over 1 MiB is not a case file.
@@ -199,26 +200,77 @@ impl Validator<'_> {
         }
     }
     pub(crate) fn positive(&self, key: &str, x: f64) -> Result<(), CaseError> {
-        if x.is_finite() && x > 0.0 {
-            Ok(())
-        } else {
-            Err(self.invalid(key, "must be finite and > 0", x))
+        match positive_rule(x) {
+            None => Ok(()),
+            Some(rule) => Err(self.invalid(key, rule, Short(x))),
         }
     }
     pub(crate) fn non_negative(&self, key: &str, x: f64) -> Result<(), CaseError> {
-        if x.is_finite() && x >= 0.0 {
-            Ok(())
+        if x == 0.0 {
+            return Ok(());
+        }
+        match positive_rule(x) {
+            None => Ok(()),
+            Some(_) if x.is_finite() && x > 0.0 => Err(self.invalid(key, SUBNORMAL_RULE, Short(x))),
+            Some(_) => Err(self.invalid(key, "must be finite and >= 0", Short(x))),
+        }
+    }
+    /// `friction.max_lagging`: at least 1. Zero re-lagging passes would turn implicit lagging
+    /// into the semi-implicit one without a word.
+    pub(crate) fn max_lagging(&self, key: &str, n: usize) -> Result<(), CaseError> {
+        if n == 0 {
+            Err(self.invalid(
+                key,
+                "must be at least 1 (re-lagging passes per step; for no re-lagging write lagging = \"semi-implicit\")",
+                n,
+            ))
         } else {
-            Err(self.invalid(key, "must be finite and >= 0", x))
+            Ok(())
         }
     }
     pub(crate) fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
         if x.iter().all(|c| c.is_finite()) {
             Ok(())
         } else {
-            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
+            Err(self.invalid(key, "every component must be finite", short_list(&x)))
         }
     }
+}
+
+/// The rule a value > 0 smaller than the smallest normal double breaks: a subnormal number has
+/// lost precision, and its reciprocal (a stiffness over it, 1/m) overflows.
+pub(crate) const SUBNORMAL_RULE: &str =
+    "must be finite and > 0, and not subnormal (at least 2.2250738585072014e-308)";
+
+/// The rule `x` breaks as a quantity that must be finite and > 0 and a normal double (not
+/// subnormal), or `None`.
+pub(crate) fn positive_rule(x: f64) -> Option<&'static str> {
+    if x.is_normal() && x > 0.0 {
+        None
+    } else if x.is_finite() && x > 0.0 {
+        Some(SUBNORMAL_RULE)
+    } else {
+        Some("must be finite and > 0")
+    }
+}
+
+/// The number of steps of length `h` (s) in `duration` (s), when it is a whole number (to
+/// 1e-9 relative, the rounding of the division): every command runs exactly `duration`, never
+/// a rounded one. The error is the rule broken, naming the two nearest durations that are.
+pub fn whole_steps(duration: f64, h: f64) -> Result<f64, String> {
+    let steps = duration / h;
+    let whole = steps.round();
+    if !steps.is_finite() || (steps - whole).abs() <= 1e-9 * whole.max(1.0) {
+        return Ok(whole);
+    }
+    let below = steps.floor().max(1.0);
+    Err(format!(
+        "must be a whole number of steps of time.h = {} s (it is {} steps; the run would not end at the duration given): give e.g. {} s or {} s",
+        Short(h),
+        Short(steps),
+        Short(below * h),
+        Short((below + 1.0) * h)
+    ))
 }
 
 /// The dotted key of a "duplicate key" error: the key at the error's span, prefixed by the

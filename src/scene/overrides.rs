@@ -44,6 +44,12 @@ impl Override {
             setting: setting.to_string(),
             rule: rule.to_string(),
         };
+        // A line break would end the TOML value early and drop the rest without a word.
+        if setting.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(bad(
+                "must be on one line: KEY=VALUE holds a line break or another control character",
+            ));
+        }
         let (key, value) = setting
             .split_once('=')
             .ok_or_else(|| bad("expected KEY=VALUE, e.g. square.n_seg=16"))?;
@@ -128,6 +134,9 @@ fn parse_value(text: &str) -> toml::Value {
     format!("v = {text}")
         .parse::<toml::Table>()
         .ok()
+        // Exactly the one value: text that parses into more (`1 \n w = 2` cannot reach here,
+        // but `{…}` tricks must not either) is a bare string.
+        .filter(|t| t.len() == 1)
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(text.to_string()))
 }
@@ -234,7 +243,13 @@ mod tests {
 
     #[test]
     fn malformed_settings_are_rejected() {
-        for bad in ["square.n_seg", "=3", "square..n_seg=3", "square.n_seg="] {
+        for bad in [
+            "square.n_seg",
+            "=3",
+            "square..n_seg=3",
+            "square.n_seg=",
+            "friction.mu=0.3\nsquare.n_seg=64",
+        ] {
             assert!(Override::parse(bad).is_err(), "{bad} accepted");
         }
     }

@@ -66,11 +66,7 @@ impl Collected {
     /// `map.csv`'s text (module docs).
     pub fn csv(&self) -> String {
         let m = &self.manifest;
-        let mut header = vec!["cell".to_string()];
-        header.extend(m.axes.iter().map(|a| csv_field(&a.key)));
-        header.push("status".into());
-        header.extend(m.record.iter().cloned());
-        let mut out = header.join(",");
+        let mut out = m.csv_header();
         out.push('\n');
         for c in &self.cells {
             let mut row = vec![c.id.clone()];

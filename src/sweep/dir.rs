@@ -16,10 +16,16 @@
 //! and the collected map; anything else is refused (exit 2) and nothing is written. Nothing of
 //! the user's is ever moved, overwritten or deleted.
 //!
-//! A cell file is written to a temporary name in `cells/` (`.<id>.json.partial-<pid>-<n>`) and
-//! renamed into place, so a cell file is either absent or complete; a reader also checks that
-//! it parses and belongs to this sweep (its id, the sweep's hash and the cell's inputs), and
-//! treats any other file as corrupt, to be run again.
+//! A cell file is written to a temporary name in `cells/` (`.<id>.json.partial-<stamp>-<n>`, the
+//! stamp naming the writing process: [`crate::process_stamp`]) and renamed into place, so a cell
+//! file is either absent or complete; a reader also checks that it parses and belongs to this
+//! sweep (its id, the sweep's hash and the cell's inputs), and treats any other file as corrupt,
+//! to be run again. A temporary file is removed by a later run only when its stamp shows that its
+//! writer has ended on this host.
+//!
+//! `collect` ([`SweepDir::open`]) needs the marker `sweep` writes and nothing in `DIR` that is not
+//! the sweep's: a `map.csv` is the sweep's only when its header is the one `collect` writes for
+//! this manifest, a `map.png` only when its PNG text chunk says `collect` wrote it.
 
 use std::fs;
 use std::io::Write;
@@ -123,6 +129,16 @@ impl Manifest {
         }
     }
 
+    /// The header line of `map.csv` (without its newline): `cell`, the axes' keys, `status`, the
+    /// recorded result columns.
+    pub fn csv_header(&self) -> String {
+        let mut header = vec!["cell".to_string()];
+        header.extend(self.axes.iter().map(|a| super::collect::csv_field(&a.key)));
+        header.push("status".into());
+        header.extend(self.record.iter().cloned());
+        header.join(",")
+    }
+
     /// The manifest's text (pretty JSON and a newline; deterministic).
     pub fn text(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
@@ -211,21 +227,47 @@ pub struct SweepDir {
     pub path: PathBuf,
 }
 
-/// What an existing directory holds, when it is not this sweep's.
-fn foreign_entries(dir: &Path, marker_name: &str) -> Result<Vec<String>, SweepError> {
+/// Whether `map.csv` in `dir` is one `collect` wrote for `manifest`: a plain file whose first
+/// line is the header `collect` writes for it.
+fn map_csv_is_ours(path: &Path, manifest: &Manifest) -> bool {
+    let Ok(file) = fs::File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    let read = std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(std::io::Read::take(file, 1 << 20)),
+        &mut first,
+    );
+    read.is_ok() && first.trim_end_matches(['\n', '\r']) == manifest.csv_header()
+}
+
+/// The entries of an existing directory that are not this sweep's: anything but the marker,
+/// the manifest, `cells/` with cell files and their temporary files, `map.csv` with the header
+/// `collect` writes for `manifest`, and a `map.png` that `collect` wrote.
+fn foreign_entries(
+    dir: &Path,
+    marker_name: &str,
+    manifest: &Manifest,
+) -> Result<Vec<String>, SweepError> {
     let mut foreign = Vec::new();
     for e in io(dir, fs::read_dir(dir))? {
         let e = io(dir, e)?;
         let name = e.file_name().to_string_lossy().into_owned();
         let kind = io(dir, e.file_type())?;
-        let ours = if name == CELLS {
-            kind.is_dir()
-        } else {
-            kind.is_file()
-                && (SWEEP_FILES.contains(&name.as_str())
-                    || name == marker_name
-                    || name.starts_with(".map.csv.partial-")
-                    || name.starts_with(".map.png.partial-"))
+        let ours = match name.as_str() {
+            CELLS => kind.is_dir(),
+            MAP_CSV => kind.is_file() && map_csv_is_ours(&e.path(), manifest),
+            MAP_PNG => {
+                kind.is_file()
+                    && crate::graphics::png_written_by(&e.path()).as_deref() == Some(MAP_LABEL)
+            }
+            n => {
+                kind.is_file()
+                    && (n == MANIFEST
+                        || n == marker_name
+                        || n.starts_with(".map.csv.partial-")
+                        || n.starts_with(".map.png.partial-"))
+            }
         };
         if !ours {
             foreign.push(name);
@@ -247,6 +289,9 @@ fn foreign_entries(dir: &Path, marker_name: &str) -> Result<Vec<String>, SweepEr
     Ok(foreign)
 }
 
+/// The label `collect` marks `map.png` with ([`crate::graphics::PNG_MARKER_KEYWORD`]).
+pub const MAP_LABEL: &str = "sweep collect";
+
 /// Distinguishes the temporary files of one process.
 static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -256,9 +301,11 @@ pub fn write_atomic(path: &Path, text: &[u8]) -> Result<(), SweepError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // The temporary name carries this process's stamp (boot, namespace, PID, start time), so
+    // that a later run can tell whether its writer has ended (`remove_stale_temps`).
     let tmp = path.with_file_name(format!(
         ".{name}.partial-{}-{}",
-        std::process::id(),
+        crate::process_stamp::current_token(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let write = || -> std::io::Result<()> {
@@ -305,11 +352,17 @@ impl SweepDir {
                 Ok(_) => {
                     let empty = io(dir, fs::read_dir(dir))?.next().is_none();
                     if !empty {
-                        return Self::accept(dir, &manifest_text, marker);
+                        return Self::accept(dir, manifest, &manifest_text, marker);
                     }
                     if crate::console::contains_working_dir(dir) {
                         return Err(refuse(
                             "is the working directory or contains it; give a new subdirectory"
+                                .into(),
+                        ));
+                    }
+                    if crate::console::is_mount_point(dir) {
+                        return Err(refuse(
+                            "is an empty directory on which a file system is mounted, which cannot be replaced; give a new subdirectory inside it, e.g. DIR/sweep1"
                                 .into(),
                         ));
                     }
@@ -321,7 +374,7 @@ impl SweepDir {
                 });
             }
         }
-        Self::accept(dir, &manifest_text, marker)
+        Self::accept(dir, manifest, &manifest_text, marker)
     }
 
     /// Builds DIR in a staging directory and renames it into place; `false` when another
@@ -374,6 +427,7 @@ impl SweepDir {
     /// Accepts an existing, non-empty DIR holding this sweep and nothing foreign.
     fn accept(
         dir: &Path,
+        manifest: &Manifest,
         manifest_text: &str,
         marker: (&str, &str),
     ) -> Result<SweepDir, SweepError> {
@@ -382,11 +436,17 @@ impl SweepDir {
             what,
         };
         let read = |name: &str| fs::read_to_string(dir.join(name)).ok();
-        let foreign = foreign_entries(dir, marker.0)?;
-        if read(marker.0).is_none() || read(MANIFEST).is_none() || !foreign.is_empty() {
+        let foreign = foreign_entries(dir, marker.0, manifest)?;
+        if !foreign.is_empty() {
             return Err(refuse(format!(
                 "is a directory holding files that are not this sweep's ({}); give a new or empty directory",
                 some_ids(&foreign, 3)
+            )));
+        }
+        if read(marker.0).is_none() || read(MANIFEST).is_none() {
+            return Err(refuse(format!(
+                "is not a sweep directory (it has no {} or no {MANIFEST}); give a new or empty directory",
+                marker.0
             )));
         }
         if read(marker.0).as_deref() != Some(marker.1)
@@ -401,23 +461,58 @@ impl SweepDir {
         })
     }
 
-    /// Opens an existing sweep directory for `collect`: its manifest must parse.
-    pub fn open(dir: &Path) -> Result<(SweepDir, Manifest), SweepError> {
-        let path = dir.join(MANIFEST);
-        let text = fs::read_to_string(&path).map_err(|e| SweepError::Refused {
+    /// Opens an existing sweep directory for `collect`: it must carry the sweep's `marker` (name
+    /// and text, as `sweep` writes it), a manifest that parses, and nothing that is not the
+    /// sweep's (a `map.csv` or `map.png` of the user's among them), so that `collect` overwrites
+    /// nothing of the user's.
+    pub fn open(dir: &Path, marker: (&str, &str)) -> Result<(SweepDir, Manifest), SweepError> {
+        let refuse = |what: String| SweepError::Refused {
             path: dir.to_path_buf(),
-            what: format!("is not a sweep directory: cannot read {MANIFEST}: {e}"),
+            what,
+        };
+        match fs::symlink_metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(refuse(
+                    "is a symbolic link; give the sweep directory itself".into(),
+                ));
+            }
+            Ok(_) => return Err(refuse("is not a directory".into())),
+            Err(e) => return Err(refuse(format!("cannot be read: {e}"))),
+        }
+        let marker_text = fs::read_to_string(dir.join(marker.0)).ok();
+        if marker_text.as_deref() != Some(marker.1) {
+            return Err(refuse(format!(
+                "is not a sweep directory of this version of stickslip: {}",
+                if marker_text.is_none() {
+                    format!("it has no {}", marker.0)
+                } else {
+                    format!("its {} is not the one `stickslip sweep` writes", marker.0)
+                }
+            )));
+        }
+        let path = dir.join(MANIFEST);
+        let text = fs::read_to_string(&path).map_err(|e| {
+            refuse(format!(
+                "is not a sweep directory: cannot read {MANIFEST}: {e}"
+            ))
         })?;
         let manifest: Manifest = serde_json::from_str(&text)
             .ok()
             .filter(|m: &Manifest| m.written_by == "stickslip")
-            .ok_or_else(|| SweepError::Refused {
-                path: dir.to_path_buf(),
-                what: format!(
+            .ok_or_else(|| {
+                refuse(format!(
                     "{MANIFEST} is not a stickslip sweep manifest of this version ({})",
                     env!("CARGO_PKG_VERSION")
-                ),
+                ))
             })?;
+        let foreign = foreign_entries(dir, marker.0, &manifest)?;
+        if !foreign.is_empty() {
+            return Err(refuse(format!(
+                "holds files that are not this sweep's ({}); `collect` writes map.csv and map.png there only when nothing of yours is in the way: move them away",
+                some_ids(&foreign, 3)
+            )));
+        }
         Ok((
             SweepDir {
                 path: dir.to_path_buf(),
@@ -458,8 +553,11 @@ impl SweepDir {
         write_atomic(&self.cell_path(&record.id), text.as_bytes())
     }
 
-    /// Removes the temporary files left in `cells/` by a killed process for the cells in
-    /// `cells` (this process's own shard: no other process writes them); how many.
+    /// Removes the temporary files left in `cells/` by an ended process for the cells in
+    /// `cells` (this process's own shard); how many. A temporary file's name carries its
+    /// writer's stamp ([`crate::process_stamp`]): only one whose writer has ended on this host,
+    /// boot and PID namespace is removed; one of a writer that still runs, or runs elsewhere, or
+    /// without a stamp, stays.
     pub fn remove_stale_temps<'a>(&self, cells: impl Iterator<Item = &'a Cell>) -> usize {
         let dir = self.path.join(CELLS);
         let prefixes: std::collections::HashSet<String> =
@@ -474,7 +572,14 @@ impl SweepDir {
                 continue;
             };
             let prefix = &name[..at + ".json.partial-".len()];
-            if prefixes.contains(prefix) && fs::remove_file(e.path()).is_ok() {
+            // `TOKEN-N`: the writer's stamp and a counter.
+            let Some((token, _)) = name[prefix.len()..].rsplit_once('-') else {
+                continue;
+            };
+            let ended = crate::process_stamp::ProcessStamp::liveness_of_token(token)
+                == crate::process_stamp::Liveness::Ended;
+            let is_file = e.file_type().is_ok_and(|t| t.is_file());
+            if prefixes.contains(prefix) && ended && is_file && fs::remove_file(e.path()).is_ok() {
                 removed += 1;
             }
         }

@@ -161,6 +161,61 @@ pub fn value_text(value: &toml::Value) -> String {
     }
 }
 
+/// An axis key in its one spelling: the dotted parts trimmed (`friction. mu` is
+/// `friction.mu`), as `--set` reads a key.
+fn normalised_key(key: &str) -> Result<String, String> {
+    let parts: Vec<&str> = key.split('.').map(str::trim).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err("the key must be dotted names such as friction.mu (no empty part)".into());
+    }
+    if key.chars().any(char::is_control) {
+        return Err("the key must not hold control characters".into());
+    }
+    Ok(parts.join("."))
+}
+
+/// The case key an axis with the (normalised) `key` sets, as a path: [`TAN_THETA_KEY`] sets
+/// `slope.normal`.
+fn target_path(key: &str) -> Vec<String> {
+    let key = if key == TAN_THETA_KEY {
+        "slope.normal"
+    } else {
+        key
+    };
+    key.split('.').map(str::to_string).collect()
+}
+
+/// An axis value in one canonical text per case value: numbers by value (`1` and `1.0` are
+/// one value, as are `0.0` and `-0.0`), arrays and tables element by element (tables in key
+/// order), strings and the rest as TOML writes them.
+fn canonical_value(v: &toml::Value) -> String {
+    use toml::Value::{Array, Float, Integer, Table};
+    let number = |x: f64| {
+        if x == 0.0 {
+            "0".to_string()
+        } else {
+            format!("{x:e}")
+        }
+    };
+    match v {
+        Integer(i) => number(*i as f64),
+        Float(f) => number(*f),
+        Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical_value).collect::<Vec<_>>().join(",")
+        ),
+        Table(t) => {
+            let mut items: Vec<String> = t
+                .iter()
+                .map(|(k, x)| format!("{k:?}={}", canonical_value(x)))
+                .collect();
+            items.sort();
+            format!("{{{}}}", items.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 /// The override an axis value makes.
 fn axis_override(key: &str, value: &toml::Value) -> Result<Override, String> {
     if key == TAN_THETA_KEY {
@@ -254,6 +309,9 @@ impl Sweep {
             ));
         }
         let mut axes: Vec<Axis> = Vec::new();
+        // The case key each axis sets, as a path: two spellings of one key are one path, and
+        // an alias is its target's (slope.tan_theta sets slope.normal).
+        let mut targets: Vec<Vec<String>> = Vec::new();
         for (k, a) in parsed.axis.iter().enumerate() {
             let axis_err = |rule: String| SweepError::Axis {
                 file: path.to_path_buf(),
@@ -261,12 +319,38 @@ impl Sweep {
                 key: a.key.clone(),
                 rule,
             };
-            if axes.iter().any(|b| b.key == a.key) {
-                return Err(axis_err("the key is already an earlier axis".into()));
+            if a.key.trim().is_empty() {
+                return Err(axis_err("the key must not be empty".into()));
             }
+            let key = normalised_key(&a.key).map_err(axis_err)?;
+            let target = target_path(&key);
+            let overlaps = |p: &[String]| p.starts_with(&target) || target.starts_with(p);
+            if let Some(j) = targets.iter().position(|t| overlaps(t)) {
+                return Err(axis_err(format!(
+                    "sets the same case quantity as axis {} `{}` ({}); every cell would run with only one of them",
+                    j + 1,
+                    axes[j].key,
+                    target.join(".")
+                )));
+            }
+            if let Some(j) = set.iter().position(|o| overlaps(&o.path)) {
+                return Err(axis_err(format!(
+                    "sets the same case quantity as set[{j}] `{}`, which the axis would replace in every cell; remove one",
+                    set[j].setting
+                )));
+            }
+            targets.push(target);
             let values = axis_values(a).map_err(axis_err)?;
+            let mut seen = std::collections::HashMap::new();
             for v in &values {
-                let o = axis_override(&a.key, v)
+                if let Some(w) = seen.insert(canonical_value(v), v) {
+                    return Err(axis_err(format!(
+                        "value {v} is given twice (as {w} and {v}: the same value of the case; a range whose count is too fine for its span repeats values)"
+                    )));
+                }
+            }
+            for v in &values {
+                let o = axis_override(&key, v)
                     .map_err(|rule| axis_err(format!("value {v}: {rule}")))?;
                 let mut overrides = set.clone();
                 overrides.push(o);
@@ -277,10 +361,7 @@ impl Sweep {
                     ))
                 })?;
             }
-            axes.push(Axis {
-                key: a.key.clone(),
-                values,
-            });
+            axes.push(Axis { key, values });
         }
         let total = axes
             .iter()
@@ -389,11 +470,6 @@ fn axis_values(a: &AxisToml) -> Result<Vec<toml::Value>, String> {
             }
             if values.len() > MAX_AXIS_VALUES {
                 return Err(format!("more than {MAX_AXIS_VALUES} values"));
-            }
-            for (k, v) in values.iter().enumerate() {
-                if values[..k].contains(v) {
-                    return Err(format!("value {v} is given twice"));
-                }
             }
             Ok(values.clone())
         }

@@ -10,6 +10,10 @@
 //! 3. a Kubernetes Indexed Job: I = `JOB_COMPLETION_INDEX`, N = `--shard-count N`, else the
 //!    environment variable [`SHARD_COUNT_ENV`] (set it to the Job's `completions`);
 //! 4. otherwise 0/1: every cell.
+//!
+//! Settings that would be ignored are refused (exit 2) instead: `--shard-count` beside
+//! `--shard`, and a job array's or Job's count (`SLURM_ARRAY_TASK_COUNT`, …,
+//! [`SHARD_COUNT_ENV`]) without the task's id or index.
 
 use super::SweepError;
 
@@ -68,6 +72,13 @@ impl Shard {
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<(Shard, &'static str), SweepError> {
         if let Some(text) = flag {
+            if let Some(n) = shard_count_flag {
+                return Err(SweepError::Option {
+                    option: "--shard-count".into(),
+                    rule: "cannot be given with --shard I/N, which already says the count N".into(),
+                    value: n.to_string(),
+                });
+            }
             return Ok((Shard::parse("--shard", text)?, "--shard"));
         }
         let number = |name: &str| -> Result<Option<usize>, SweepError> {
@@ -115,6 +126,23 @@ impl Shard {
             })?;
             return Ok((shard, "Slurm job array"));
         }
+        // A job array's count without the task's id (or a Job's count without its index) is
+        // a broken environment: running every cell there would repeat the other tasks' work.
+        let slurm_array = [
+            "SLURM_ARRAY_TASK_COUNT",
+            "SLURM_ARRAY_TASK_MIN",
+            "SLURM_ARRAY_TASK_MAX",
+            "SLURM_ARRAY_TASK_STEP",
+        ];
+        if let Some(name) = slurm_array.into_iter().find(|n| env(n).is_some()) {
+            return Err(SweepError::Option {
+                option: "Slurm job array".into(),
+                rule: format!(
+                    "{name} is set but SLURM_ARRAY_TASK_ID is not: this task cannot tell which shard is its own; give --shard I/N"
+                ),
+                value: format!("{name}={}", env(name).unwrap_or_default()),
+            });
+        }
         if let Some(index) = number("JOB_COMPLETION_INDEX")? {
             let (count, from) = match (shard_count_flag, number(SHARD_COUNT_ENV)?) {
                 (Some(n), _) => (n, "--shard-count"),
@@ -135,6 +163,13 @@ impl Shard {
                 value: format!("JOB_COMPLETION_INDEX={index}, count {count}"),
             })?;
             return Ok((shard, "Kubernetes Indexed Job"));
+        }
+        if let Some(v) = env(SHARD_COUNT_ENV) {
+            return Err(SweepError::Option {
+                option: format!("environment variable {SHARD_COUNT_ENV}"),
+                rule: "is for a Kubernetes Indexed Job, but JOB_COMPLETION_INDEX is not set: this process cannot tell which shard is its own; give --shard I/N".into(),
+                value: v,
+            });
         }
         if let Some(n) = shard_count_flag {
             return Err(SweepError::Option {

@@ -167,7 +167,11 @@ fn bad_option(option: &str, rule: &str, value: impl ToString) -> ViewError {
 /// names (one dispatch, on [`CaseKind`]).
 pub fn view_command(args: &ViewArgs) -> Result<(), ViewError> {
     if !(args.speed.is_finite() && args.speed > 0.0) {
-        return Err(bad_option("--speed", "must be finite and > 0", args.speed));
+        return Err(bad_option(
+            "--speed",
+            "must be finite and > 0",
+            crate::number_format::Short(args.speed),
+        ));
     }
     if args.frames == Some(0) {
         return Err(bad_option("--frames", "must be at least 1", 0));
@@ -259,9 +263,15 @@ fn show(scene: Box<dyn SceneView>, args: &ViewArgs) -> Result<(), ViewError> {
 }
 
 /// `stickslip view CASE.toml` for one case of `kind = "rigid_ellipsoid"`: the run is computed,
-/// then played back in 3D (see `rigid`). `--speed`, `--frames` and `--screenshot` apply.
+/// then played back in 3D (see `rigid`). `--set`, `--duration`, `--speed`, `--frames` and
+/// `--screenshot` apply.
 fn view_rigid(args: &ViewArgs) -> Result<(), ViewError> {
-    let scene = crate::rigid::case::RigidScene::load(&args.cases[0])?;
+    let mut scene = crate::rigid::case::RigidScene::load_with_overrides(&args.cases[0], &args.set)?;
+    if let Some(d) = args.duration {
+        crate::rigid::case::check_steps(scene.h, d)
+            .map_err(|rule| bad_option("--duration", &rule, crate::number_format::Short(d)))?;
+        scene.duration = d;
+    }
     if !display_available() {
         return Err(ViewError::NoDisplay);
     }

@@ -49,9 +49,11 @@ pub(super) fn save_screenshot(path: &Path) -> Result<(), ViewError> {
             rgb.extend_from_slice(&px[..3]);
         }
     }
-    crate::graphics::write_png(path, &rgb, w as u32, h as u32).map_err(|e| ViewError::Screenshot {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
+    crate::graphics::write_png(path, &rgb, w as u32, h as u32, "view").map_err(|e| {
+        ViewError::Screenshot {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        }
     })
 }
 

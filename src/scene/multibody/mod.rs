@@ -297,6 +297,7 @@ impl MultibodyScene {
         let friction = v.coefficients("friction", fr.mu_static, fr.mu_kinetic)?;
         v.positive("friction.eps_v", fr.eps_v)?;
         v.positive("friction.lagging_tol", fr.lagging_tol)?;
+        v.max_lagging("friction.max_lagging", fr.max_lagging)?;
         let mut friction_pairs = Vec::new();
         for (pair, p) in &fr.pairs {
             let key = format!("friction.pairs.{pair}");
@@ -323,6 +324,8 @@ impl MultibodyScene {
                 format!("{} s / {} s", f.time.duration, f.time.h),
             ));
         }
+        crate::scene::case_file::whole_steps(f.time.duration, f.time.h)
+            .map_err(|rule| v.invalid("time.duration", &rule, format!("{} s", f.time.duration)))?;
         let n = &f.newton;
         v.positive("newton.tol", n.tol)?;
         let freeze = gravity.amax() * f.time.h;

@@ -15,7 +15,10 @@ pub use schema::*;
 use crate::contact::BarrierKind;
 use crate::energy::Projection;
 use crate::energy::inversion::Inversion;
-use crate::scene::case_file::{CaseError, Validator, parse_case_toml, peek_kind, read_case_file};
+use crate::number_format::Short;
+use crate::scene::case_file::{
+    CaseError, Validator, parse_case_toml, peek_kind, read_case_file, whole_steps,
+};
 use crate::scene::kind::{CaseKind, SLOPE_KIND};
 use crate::solver::{InitialGuess, Lagging};
 
@@ -257,6 +260,7 @@ impl Scene {
         };
         let (mu_static, mu_kinetic) = v.friction_coefficients(&case.friction)?;
         v.positive("friction.lagging_tol", case.friction.lagging_tol)?;
+        v.max_lagging("friction.max_lagging", case.friction.max_lagging)?;
         v.positive("friction.eps_v", case.friction.eps_v)?;
         v.positive("time.h", case.time.h)?;
         v.positive("time.duration", case.time.duration)?;
@@ -356,7 +360,11 @@ impl Scene {
             return Err(v.invalid(
                 e.key,
                 &e.rule,
-                format!("time.duration = {} s, {}", scene.duration, e.value),
+                if e.key == "time.duration" {
+                    e.value
+                } else {
+                    format!("time.duration = {} s, {}", Short(scene.duration), e.value)
+                },
             ));
         }
         if let Err(e) = scene.check_tol(scene.tol) {
@@ -380,6 +388,7 @@ impl Scene {
                 format!("{:?}, lowest node's signed distance {lowest:e} m", case.square.centre),
             ));
         }
+        check_derived(&v, &scene, &mesh)?;
         Ok(scene)
     }
 
@@ -391,14 +400,23 @@ impl Scene {
             return Err(Violation {
                 key: "time.duration",
                 rule: "the duration must be finite and > 0".into(),
-                value: format!("{duration} s"),
+                value: format!("{} s", Short(duration)),
             });
         }
         if self.steps_for(duration) == 0 {
             return Err(Violation {
                 key: "time.h",
-                rule: "the run must have at least one step (duration / h >= 0.5)".into(),
-                value: format!("duration {duration} s, h {} s", self.h),
+                rule: "the run must have at least one step (duration / h >= 1)".into(),
+                value: format!("duration {} s, h {} s", Short(duration), Short(self.h)),
+            });
+        }
+        if !(e.steps.is_nan() || e.steps > MAX_STEPS)
+            && let Err(rule) = whole_steps(duration, self.h)
+        {
+            return Err(Violation {
+                key: "time.duration",
+                rule,
+                value: format!("{} s / {} s", Short(duration), Short(self.h)),
             });
         }
         if e.steps.is_nan() || e.steps > MAX_STEPS {
@@ -407,7 +425,12 @@ impl Scene {
                 rule: format!(
                     "duration / h must be at most {MAX_STEPS:e} steps (minutes of work for the book's square; more is a typing error)"
                 ),
-                value: format!("{duration} s / {} s = {:e} steps", self.h, e.steps),
+                value: format!(
+                    "{} s / {} s = {:e} steps",
+                    Short(duration),
+                    Short(self.h),
+                    e.steps
+                ),
             });
         }
         if e.bytes.is_nan() || e.bytes > MAX_ESTIMATED_BYTES {
@@ -448,7 +471,7 @@ impl Scene {
             return Err(Violation {
                 key: "newton.tol",
                 rule: "the tolerance must be finite and > 0".into(),
-                value: format!("{tol}"),
+                value: Short(tol).to_string(),
             });
         }
         let bound = self.gravity.amax() * self.h;
@@ -458,16 +481,146 @@ impl Scene {
                 rule: format!(
                     "must be below |g|h = {bound:.4e} m/s (max |g component| x time.h), the first Newton residual of a body at rest; at or above it no Newton iteration runs and a falling body hangs in the air (SPEC.md §6): lower the tolerance or raise time.h"
                 ),
-                value: format!("{tol} m/s"),
+                value: format!("{} m/s", Short(tol)),
             });
         }
         Ok(())
     }
 
-    /// Number of time steps for `duration` seconds (rounded to the nearest whole step).
+    /// Number of time steps for `duration` seconds ([`Scene::check_duration`] makes sure it is
+    /// a whole number; this rounds away the division's last bit).
     pub fn steps_for(&self, duration: f64) -> usize {
         (duration / self.h).round().max(0.0) as usize
     }
+}
+
+/// The quantities the solver derives from the case must be finite (and where it divides by
+/// them, normal numbers > 0), each naming the key it comes from: the node mass ρ·side²/(n+1)²
+/// (kg), the springs' squared rest lengths (m²), the inertia term m/h² (kg/s²), the springs'
+/// energy scale k·l² (J), the kinetic and gravitational energies at t = 0 (J), the barrier's
+/// energy and curvature scales κ·area and κ·area/d̂², and friction's stiffness
+/// μ·κ·area/(d̂·ε_v·h) (SPEC.md §2). Inputs that are each in range can still overflow or
+/// underflow in these; a run from them would fail at step 1 with a misleading message, or panic.
+fn check_derived(v: &Validator, scene: &Scene, mesh: &crate::scene::Mesh) -> Result<(), CaseError> {
+    let derived = |key: &str, what: &str, x: f64, normal: bool| -> Result<(), CaseError> {
+        let ok = if normal {
+            x.is_normal() && x > 0.0
+        } else {
+            x.is_finite()
+        };
+        if ok {
+            return Ok(());
+        }
+        let kind = if normal {
+            "a finite, normal number > 0"
+        } else {
+            "finite"
+        };
+        Err(v.invalid(
+            key,
+            &format!("{what} must be {kind} (the value is out of range)"),
+            Short(x),
+        ))
+    };
+    let m = mesh.mass.first().copied().unwrap_or(f64::NAN);
+    derived(
+        "material.density",
+        "with square.side and square.n_seg, the node mass density*side^2/(n_seg+1)^2 (kg)",
+        m,
+        true,
+    )?;
+    let cell = scene.side / scene.n_seg as f64;
+    derived(
+        "square.side",
+        "every spring's squared rest length: the cell's (side/n_seg)^2 (m^2)",
+        cell * cell,
+        true,
+    )?;
+    derived(
+        "square.side",
+        "the diagonal springs' squared rest length 2(side/n_seg)^2 (m^2)",
+        2.0 * cell * cell,
+        true,
+    )?;
+    let (l2_min, l2_max) = mesh
+        .rest_l2
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &l| {
+            (lo.min(l), hi.max(l))
+        });
+    // The rest lengths come from the nodes' positions: far from the origin, centre + offset
+    // rounds the offset away.
+    let lost = |l2: f64, exact: f64| {
+        let error = ((l2 / exact) - 1.0).abs();
+        error.is_nan() || error >= 1e-6
+    };
+    if lost(l2_min, cell * cell) || lost(l2_max, 2.0 * cell * cell) {
+        return Err(v.invalid(
+            "square.centre",
+            "is so far from the origin for square.side that the nodes' positions round away the springs' lengths (their squared rest lengths differ from (side/n_seg)^2 by more than 1e-6)",
+            format!(
+                "{}, shortest squared rest length {} m^2 for {} m^2",
+                crate::number_format::short_list(&[scene.centre.x, scene.centre.y]),
+                Short(l2_min),
+                Short(cell * cell)
+            ),
+        ));
+    }
+    derived(
+        "material.stiffness",
+        "the springs' Hessian scale 4 * stiffness (N/m)",
+        4.0 * scene.stiffness,
+        false,
+    )?;
+    derived(
+        "time.h",
+        "the inertia term m/h^2 (kg/s^2)",
+        m / (scene.h * scene.h),
+        false,
+    )?;
+    derived(
+        "material.stiffness",
+        "the springs' energy scale stiffness * rest length^2 (J)",
+        scene.stiffness * l2_max,
+        false,
+    )?;
+    let total_mass = m * mesh.mass.len() as f64;
+    derived(
+        "square.velocity",
+        "the kinetic energy at t = 0 (J)",
+        0.5 * total_mass * scene.velocity.norm_squared(),
+        false,
+    )?;
+    let reach = mesh
+        .x0
+        .iter()
+        .map(|x| (x - scene.point).amax())
+        .fold(0.0f64, f64::max);
+    derived(
+        "gravity.acceleration",
+        "the gravitational energy scale m|g||x - slope.point| at t = 0 (J)",
+        total_mass * scene.gravity.amax() * reach,
+        false,
+    )?;
+    let area = scene.contact_area;
+    derived(
+        "barrier.kappa",
+        "the barrier's energy scale kappa*contact_area",
+        scene.kappa * area,
+        false,
+    )?;
+    derived(
+        "barrier.kappa",
+        "the barrier's curvature scale kappa*contact_area/dhat^2",
+        scene.kappa * area / (scene.dhat * scene.dhat),
+        false,
+    )?;
+    derived(
+        "friction.eps_v",
+        "friction's stiffness scale mu*kappa*contact_area/(dhat*eps_v*h)",
+        scene.mu_static.max(scene.mu) * scene.kappa * area / (scene.dhat * scene.eps_v * scene.h),
+        false,
+    )
 }
 
 /// The rules of a slope case's friction and slope (the kind's own; the shared ones are
@@ -519,22 +672,24 @@ impl Validator<'_> {
         match (slope.normal, slope.angle_deg) {
             (Some(n), None) => {
                 self.finite2("slope.normal", n)?;
-                let normal = Vector2::from(n);
-                if normal.norm() == 0.0 || !normal.norm().is_finite() {
+                // Scaled by its largest component before it is normalised, so that neither
+                // [1e300, 1e300] nor [1e-320, 1e-320] over- or underflows: both are (1, 1)/√2.
+                let scale = n[0].abs().max(n[1].abs());
+                if scale == 0.0 {
                     return Err(self.invalid(
                         "slope.normal",
                         "must be a non-zero vector",
                         format!("{n:?}"),
                     ));
                 }
-                Ok(normal.normalize())
+                Ok((Vector2::from(n) / scale).normalize())
             }
             (None, Some(degrees)) => {
                 if !(degrees.is_finite() && degrees > 0.0 && degrees < 90.0) {
                     return Err(self.invalid(
                         "slope.angle_deg",
                         "must be in (0, 90) degrees (the slope descends towards +x)",
-                        degrees,
+                        Short(degrees),
                     ));
                 }
                 let theta = degrees.to_radians();

@@ -1,0 +1,55 @@
+//! Numbers in messages and tables, in a short form: `0.11`, `2.5e-6`, `5e-324`, never the 330
+//! digits that Rust's plain `{}` writes for a tiny or huge `f64`.
+
+/// An `f64` that displays in a short form: as Rust's shortest round-trip decimal (`0.11`,
+/// `1234.5`) for magnitudes in [1e-4, 1e16), and in exponent form (`5e-324`, `1e300`,
+/// `2.5e-6`) outside that range; zero, infinities and NaN as `{}` writes them. The value is
+/// read back exactly from either form.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Short(pub f64);
+
+impl std::fmt::Display for Short {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        let text = if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
+            format!("{x}")
+        } else {
+            format!("{x:e}")
+        };
+        f.pad(&text)
+    }
+}
+
+/// `x` in the short form of [`Short`].
+pub fn short(x: f64) -> String {
+    Short(x).to_string()
+}
+
+/// Every number of `xs` in the short form, as `[a, b, c]`.
+pub fn short_list(xs: &[f64]) -> String {
+    let parts: Vec<String> = xs.iter().map(|&x| short(x)).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiny_and_huge_numbers_are_short_and_read_back_exactly() {
+        for (x, text) in [
+            (5e-324, "5e-324"),
+            (1e300, "1e300"),
+            (0.11, "0.11"),
+            (-2.5e-6, "-2.5e-6"),
+            (0.0, "0"),
+            (1234.5, "1234.5"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(short(x), text);
+            assert_eq!(short(x).parse::<f64>().unwrap(), x);
+        }
+        assert_eq!(format!("{:>8}", Short(0.5)), "     0.5");
+        assert_eq!(short_list(&[1e-320, 1.0]), "[1e-320, 1]");
+    }
+}
