@@ -145,8 +145,7 @@ fn load_case_refuses_what_run_refuses_with_the_same_message() {
         panic!("a rigid override was refused");
     };
     assert_eq!(rigid.overrides, ["impact.mu=0"]);
-    let e = api::load_case(&football, &[Override::parse("impact.colour=1").unwrap()])
-        .unwrap_err();
+    let e = api::load_case(&football, &[Override::parse("impact.colour=1").unwrap()]).unwrap_err();
     let out = Command::new(env!("CARGO_BIN_EXE_stickslip"))
         .arg("run")
         .arg(&football)

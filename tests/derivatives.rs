@@ -482,6 +482,7 @@ struct PointPoint {
 }
 
 impl<const D: usize> ContactPair<D> for PointPoint {
+    const NAME: &'static str = "point-point (test)";
     const NODES: usize = 2;
     const LINEAR: bool = false;
     fn nodes(&self) -> [usize; MAX_STENCIL] {

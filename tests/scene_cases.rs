@@ -597,3 +597,62 @@ fn bodies_and_polylines_that_overlap_or_touch_at_the_start_are_refused() {
         assert!(!out.exists(), "{} wrote {}", case.display(), out.display());
     }
 }
+
+/// `contacts.csv` (`run --contacts`): the pairs between the stacked blocks carry the upper
+/// block's weight. Newton's third law in the file's own terms: a row's force on its first
+/// primitive is normal_force · n (n from the second towards the first), on the second its
+/// negative; so the vertical force on the upper block is Σ over rows with first = upper of
+/// λ n_y minus Σ over rows with first = lower of λ n_y. Averaged over t ∈ [0.5, 1] s, while
+/// the blocks ride together (F = 6 N), it equals m₂ g: the block's vertical acceleration
+/// averages zero (it rings on the barrier by under 1 %, so 2 % is the tolerance). Every row's
+/// state is then `stick` (the blocks move together; the landing in the first milliseconds
+/// slides).
+#[test]
+fn contacts_csv_carries_the_upper_blocks_weight() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_stickslip"))
+        .arg("run")
+        .arg(root().join("cases/stacked_blocks.toml"))
+        .args(["--gpu", "off", "--contacts", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out.join("contacts.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (t, first, second, force, ny, state) = (
+        col("t_s"),
+        col("first"),
+        col("second"),
+        col("normal_force_N"),
+        col("ny"),
+        col("state"),
+    );
+    let mut per_step = std::collections::BTreeMap::<u64, f64>::new();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let time: f64 = f[t].parse().unwrap();
+        let pair = (f[first], f[second]);
+        let push = f[force].parse::<f64>().unwrap() * f[ny].parse::<f64>().unwrap();
+        let on_upper = match pair {
+            ("upper", "lower") => push,
+            ("lower", "upper") => -push,
+            _ => continue,
+        };
+        if time >= 0.5 {
+            assert_eq!(f[state], "stick", "{line}");
+            *per_step.entry((time * 1e6).round() as u64).or_default() += on_upper;
+        }
+    }
+    assert!(per_step.len() > 400, "{} steps in contact", per_step.len());
+    let mean = per_step.values().sum::<f64>() / per_step.len() as f64;
+    close(
+        "mean vertical force on the upper block",
+        mean,
+        1.0 * G_SCENES,
+        0.02,
+    );
+}

@@ -114,6 +114,9 @@ pub struct RunArgs {
     /// Also write one OBJ per step (frame_00000.obj, …).
     #[arg(long)]
     pub obj: bool,
+    /// Also write contacts.csv: every contact pair within d̂ at every step (scene cases).
+    #[arg(long)]
+    pub contacts: bool,
 }
 
 /// `stickslip check`.
@@ -424,7 +427,16 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
     // A bad STICKSLIP_GPU_BACKENDS is bad input (exit 2) for every kind of case, as for the
     // slope, whether or not the run then uses a GPU.
     gpu::backends_from_env(wgpu::Backends::PRIMARY)?;
-    match CaseKind::of_file(&args.case.case)? {
+    let kind = CaseKind::of_file(&args.case.case)?;
+    if args.contacts && kind != CaseKind::Scene {
+        return Err(BadOption::new(
+            "--contacts",
+            "applies to scene cases (kind = \"scene\"); a slope run's contacts are in the cross-check (stickslip check)",
+            "given",
+        )
+        .into());
+    }
+    match kind {
         CaseKind::SlopeSquare => {}
         CaseKind::RigidEllipsoid => {
             let request = rigid_command::RigidRequest {
@@ -445,6 +457,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 obj: args.obj,
                 out: args.out.as_deref(),
                 set: &args.case.set,
+                contacts: args.contacts,
             };
             return Ok(scene_command::run_scene(&request)?);
         }

@@ -29,6 +29,8 @@ pub struct SceneRequest<'a> {
     pub out: Option<&'a Path>,
     /// `--set` overrides.
     pub set: &'a [Override],
+    /// `--contacts`: also write `contacts.csv`.
+    pub contacts: bool,
 }
 
 /// Errors of `stickslip run` on a scene; the CLI maps them to its own.
@@ -88,6 +90,9 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
     let mut runner = SceneRunner::new(scene, request.duration)?;
+    if request.contacts {
+        runner.record_contacts();
+    }
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
     while !runner.done() {
         runner.step()?;
@@ -97,12 +102,66 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     let summary = runner.summary();
     staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
     staged.write("summary.json", |path| write_summary(path, &summary))?;
+    if request.contacts {
+        staged.write("contacts.csv", |path| write_contacts(path, &runner))?;
+    }
     let dir = staged.commit()?;
     emit(&scene_table(&summary))?;
+    let contacts = if request.contacts {
+        ", summary.json and contacts.csv"
+    } else {
+        " and summary.json"
+    };
     Ok(emit(&format!(
-        "\nwrote {}/trajectory.csv and summary.json\n",
+        "\nwrote {}/trajectory.csv{contacts}\n",
         dir.display()
     ))?)
+}
+
+/// The columns of `contacts.csv`: one row per contact pair within d̂ per step (docs/scenes.md).
+pub const CONTACTS_HEADER: &str =
+    "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,slip_m_per_s,state";
+
+/// Writes a scene's `contacts.csv` ([`CONTACTS_HEADER`]): `first` and `second` name the bodies
+/// or obstacles, `nodes` the stencil's nodes (space-separated, in the state vector's
+/// numbering), `slip_m_per_s` the tangential speed of the first primitive's closest point over
+/// the second's, `state` `stick` below ε_v, `slide` from 2 ε_v and `transition` between (the
+/// smoothed friction's coefficient, `contact::potentials::friction`).
+pub fn write_contacts(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
+    use crate::contact::potentials::friction::KINETIC_FROM_EPS_V;
+    let mut w = BufWriter::new(io(path, std::fs::File::create(path))?);
+    io(path, writeln!(w, "{CONTACTS_HEADER}"))?;
+    let eps_v = runner.scene.eps_v;
+    for r in &runner.contact_rows {
+        let nodes: Vec<String> = r.nodes[..r.len].iter().map(usize::to_string).collect();
+        let slip = r.slip.norm();
+        let state = if slip <= eps_v {
+            "stick"
+        } else if slip >= KINETIC_FROM_EPS_V * eps_v {
+            "slide"
+        } else {
+            "transition"
+        };
+        io(
+            path,
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{},{}",
+                r.t,
+                r.kind,
+                runner.scene.member_name(r.members.0),
+                runner.scene.member_name(r.members.1),
+                nodes.join(" "),
+                r.distance,
+                r.normal_force,
+                r.normal.x,
+                r.normal.y,
+                slip,
+                state
+            ),
+        )?;
+    }
+    io(path, w.flush())
 }
 
 fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {

@@ -41,6 +41,8 @@ pub struct TangentFrame<const D: usize> {
 
 /// A contact pair type in dimension D.
 pub trait ContactPair<const D: usize>: Copy + Send + Sync + 'static {
+    /// The pair type's name, for outputs (`contacts.csv`).
+    const NAME: &'static str;
     /// Nodes in the stencil.
     const NODES: usize;
     /// Whether the distance is linear in x (its Hessian is zero): the barrier's block is then

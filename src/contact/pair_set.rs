@@ -43,8 +43,37 @@ pub struct PairDistance<const D: usize> {
     pub distance: f64,
     /// The unit normal at the closest points, from the second towards the first.
     pub normal: Vector<D>,
-    /// The barrier's normal force −∂b/∂d, N (zero at or beyond d̂).
+    /// The barrier's normal force −∂b/∂d, N (zero at or beyond d̂; negative for a correction
+    /// pair of negative weight, `contact::candidates::vertex_vertex`).
     pub normal_force: f64,
+    /// The stencil's nodes (the first `len`) and their weights βⱼ in the relative velocity.
+    pub nodes: [usize; MAX_STENCIL],
+    /// Nodes in the stencil.
+    pub len: usize,
+    /// βⱼ.
+    pub weights: [f64; MAX_STENCIL],
+    /// The surface velocity of a moving obstacle (a belt), m/s.
+    pub surface_velocity: Vector<D>,
+    /// The pair type's name.
+    pub kind: &'static str,
+}
+
+impl<const D: usize> PairDistance<D> {
+    /// The velocity of the first primitive's closest point relative to the second's,
+    /// Σⱼ βⱼ vⱼ − v_s, m/s, from node velocities `v`.
+    pub fn relative_velocity(&self, v: &[Vector<D>]) -> Vector<D> {
+        let mut r = -self.surface_velocity;
+        for j in 0..self.len {
+            r += v[self.nodes[j]] * self.weights[j];
+        }
+        r
+    }
+
+    /// The tangential part of [`PairDistance::relative_velocity`], m/s.
+    pub fn slip(&self, v: &[Vector<D>]) -> Vector<D> {
+        let r = self.relative_velocity(v);
+        r - self.normal * self.normal.dot(&r)
+    }
 }
 
 /// One pair type's candidates, collisions and potentials.
@@ -108,7 +137,7 @@ impl<const D: usize, S: CandidateSource<D>> Pairs<D, S> {
 
 impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
     fn name(&self) -> &'static str {
-        std::any::type_name::<S::Pair>()
+        S::Pair::NAME
     }
 
     fn find_candidates(&mut self, x0: &[Vector<D>], x1: Option<&[Vector<D>]>) {
@@ -184,13 +213,20 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
 
     fn distances(&self, x: &[Vector<D>], out: &mut Vec<PairDistance<D>>) {
         let params = self.barrier.params();
+        let kind = self.name();
         for pair in self.barrier.candidates() {
             let distance = pair.distance(x);
+            let frame = pair.frame(x);
             out.push(PairDistance {
                 bodies: pair.bodies(),
                 distance,
-                normal: pair.frame(x).normal,
+                normal: frame.normal,
                 normal_force: -params.first(distance, pair.area()),
+                nodes: pair.nodes(),
+                len: S::Pair::NODES,
+                weights: frame.weights,
+                surface_velocity: frame.surface_velocity,
+                kind,
             });
         }
     }

@@ -574,7 +574,13 @@ pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(
         // holds NaN or inf.
         let values: Vec<String> = trajectory_values(r)
             .iter()
-            .map(|v| if v.is_finite() { v.to_string() } else { String::new() })
+            .map(|v| {
+                if v.is_finite() {
+                    v.to_string()
+                } else {
+                    String::new()
+                }
+            })
             .collect();
         io(&path, writeln!(w, "{}", values.join(",")))?;
     }

@@ -31,6 +31,7 @@ pub struct PlaneVertex<const D: usize> {
 }
 
 impl<const D: usize> ContactPair<D> for PlaneVertex<D> {
+    const NAME: &'static str = "node-half_space";
     const NODES: usize = 1;
     const LINEAR: bool = true;
 

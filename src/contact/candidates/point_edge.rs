@@ -43,6 +43,7 @@ pub struct PointEdge {
 }
 
 impl<const D: usize> ContactPair<D> for PointEdge {
+    const NAME: &'static str = "point-edge";
     const NODES: usize = 3;
     const LINEAR: bool = false;
 

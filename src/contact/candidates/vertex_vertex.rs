@@ -38,6 +38,7 @@ pub struct VertexVertex {
 }
 
 impl<const D: usize> ContactPair<D> for VertexVertex {
+    const NAME: &'static str = "vertex-vertex correction";
     const NODES: usize = 2;
     const LINEAR: bool = false;
 

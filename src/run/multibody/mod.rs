@@ -84,6 +84,30 @@ pub struct SceneRow {
     pub final_residual: f64,
 }
 
+/// One contact pair within d̂ at one step, as `contacts.csv` has it (opt-in: `--contacts`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactRow {
+    /// Time, s.
+    pub t: f64,
+    /// The pair type (`node-half_space`, `point-edge`, `vertex-vertex correction`).
+    pub kind: &'static str,
+    /// The first primitive's and the second's body or obstacle, as the friction table numbers
+    /// them.
+    pub members: (usize, usize),
+    /// The stencil's nodes (the first `len`).
+    pub nodes: [usize; crate::contact::MAX_STENCIL],
+    /// Nodes in the stencil.
+    pub len: usize,
+    /// Distance, m.
+    pub distance: f64,
+    /// The barrier's normal force, N (negative on a correction pair).
+    pub normal_force: f64,
+    /// The unit normal from the second towards the first.
+    pub normal: Vec2,
+    /// The tangential relative velocity of the first's closest point over the second's, m/s.
+    pub slip: Vec2,
+}
+
 /// The stick–slip cycle of a spring on a belt, measured or by SPEC.md §8.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct StickSlipCycle {
@@ -217,6 +241,10 @@ pub struct SceneRunner {
     started: Instant,
     contacts: Vec<ContactPoint<2>>,
     pairs: Vec<PairDistance<2>>,
+    /// Every contact pair within d̂ at every step, once [`SceneRunner::record_contacts`] was
+    /// called.
+    pub contact_rows: Vec<ContactRow>,
+    recording: bool,
 }
 
 impl SceneRunner {
@@ -253,6 +281,8 @@ impl SceneRunner {
             started: Instant::now(),
             contacts: Vec::new(),
             pairs: Vec::new(),
+            contact_rows: Vec::new(),
+            recording: false,
         };
         let row = runner.row(0, 0.0);
         runner.totals.min_distance = row
@@ -284,9 +314,45 @@ impl SceneRunner {
             None => pairs.clear(),
         }
         let row = self.row_with(&contacts, &pairs, newton_iterations, final_residual);
+        if self.recording {
+            self.push_contact_rows(&pairs);
+        }
         self.contacts = contacts;
         self.pairs = pairs;
         row
+    }
+
+    /// From now on (this state included), every step's contact pairs within d̂ are kept in
+    /// [`SceneRunner::contact_rows`].
+    pub fn record_contacts(&mut self) {
+        if self.recording {
+            return;
+        }
+        self.recording = true;
+        let mut pairs = std::mem::take(&mut self.pairs);
+        if let Some(c) = self.sim.contact() {
+            c.distances(&self.sim.x, &mut pairs);
+        }
+        self.push_contact_rows(&pairs);
+        self.pairs = pairs;
+    }
+
+    fn push_contact_rows(&mut self, pairs: &[PairDistance<2>]) {
+        let t = self.sim.time();
+        let dhat = self.scene.barrier.dhat;
+        for p in pairs.iter().filter(|p| p.distance < dhat) {
+            self.contact_rows.push(ContactRow {
+                t,
+                kind: p.kind,
+                members: p.bodies,
+                nodes: p.nodes,
+                len: p.len,
+                distance: p.distance,
+                normal_force: p.normal_force,
+                normal: p.normal,
+                slip: p.slip(&self.sim.v),
+            });
+        }
     }
 
     fn row_with(
