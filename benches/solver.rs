@@ -12,6 +12,10 @@
 //!   iterations per step, time per iteration, and the share of an iteration spent in the numeric
 //!   Cholesky factorisation + solve (measured in the same run, so the ratio is meaningful on a
 //!   noisy machine).
+//! * `pile/step`: one step of cases/pile_in_trough.toml (40 squares in a V trough, body–body
+//!   contact, issue 20) from its state at t = 2.5 s; before it, a table of the whole 5 s run:
+//!   wall, Newton iterations per step, symbolic and numeric factorisations, and the shares of
+//!   the run in the contact broad phase, the step filter (the CCD) and factor + solve.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -173,5 +177,66 @@ fn factorisation(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, reference, scaling, factorisation);
+/// The pile of issue 20 and a simulation of it.
+fn pile() -> (stickslip::scene::multibody::MultibodyScene, Simulation<2>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/pile_in_trough.toml");
+    let scene = stickslip::scene::multibody::MultibodyScene::load(&path, &[]).unwrap();
+    let sim = Simulation::new(scene.system().0).unwrap();
+    (scene, sim)
+}
+
+fn pile_table() -> (Vec<Vector2<f64>>, Vec<Vector2<f64>>, usize) {
+    let (scene, mut sim) = pile();
+    sim.time_linear_solve = true;
+    let steps = scene.steps_for(scene.duration);
+    let (mut iterations, mut most, mut factor_solve) = (0usize, 0usize, 0.0);
+    let mut middle = None;
+    let t = Instant::now();
+    for k in 0..steps {
+        if k == steps / 2 {
+            middle = Some((sim.x.clone(), sim.v.clone(), sim.step));
+        }
+        let s = sim.step().unwrap();
+        iterations += s.iterations;
+        most = most.max(s.iterations);
+        factor_solve += s.factor_solve_seconds;
+    }
+    let wall = t.elapsed().as_secs_f64();
+    let p = sim.phase_seconds;
+    println!(
+        "\npile (cases/pile_in_trough.toml, {} nodes, {steps} steps): wall {wall:.2} s; Newton iterations {iterations} ({:.2} a step, at most {most}); symbolic factorisations {}, numeric {}; shares of the run: broad phase {:.1} %, step filter {:.1} %, factor + solve {:.1} %\n",
+        sim.x.len(),
+        iterations as f64 / steps as f64,
+        sim.symbolic_factorisations(),
+        sim.numeric_factorisations(),
+        100.0 * p.broad_phase / wall,
+        100.0 * p.step_filter / wall,
+        100.0 * factor_solve / wall,
+    );
+    middle.unwrap()
+}
+
+fn pile_step(c: &mut Criterion) {
+    let (x, v, step) = pile_table();
+    let (_, mut sim) = pile();
+    let mut g = c.benchmark_group("pile");
+    g.sample_size(10);
+    g.bench_function("step", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                sim.x.clone_from(&x);
+                sim.v.clone_from(&v);
+                sim.step = step;
+                let t = Instant::now();
+                black_box(sim.step().unwrap());
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, reference, scaling, factorisation, pile_step);
 criterion_main!(benches);

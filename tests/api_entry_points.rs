@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use stickslip::api::{self, LoadError, LoadedCase};
+use stickslip::api::{self, LoadedCase};
 use stickslip::scene::Override;
 use stickslip::sweep::dir::CellState;
 use stickslip::sweep::file::Sweep;
@@ -139,7 +139,7 @@ fn load_case_refuses_what_run_refuses_with_the_same_message() {
     // A rigid case takes `--set` as the CLI does: applied before validation (recorded on the
     // scene), an unknown key refused with the CLI's own message.
     let football = repo("cases/football.toml");
-    let Ok(api::LoadedCase::Rigid(rigid)) =
+    let Ok(LoadedCase::Rigid(rigid)) =
         api::load_case(&football, &[Override::parse("impact.mu=0").unwrap()])
     else {
         panic!("a rigid override was refused");

@@ -122,7 +122,8 @@ def test_rigid_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
     ours, theirs = without_wall_clock(result.summary), without_wall_clock(summary)
     assert ours.pop("case").endswith(case) and theirs.pop("case") == case
     assert ours == theirs
-    assert result.verdict.startswith(("settled", "duration reached"))
+    # The shipped football's impacts accumulate while it still rolls (issue 23's honest ending).
+    assert result.verdict.startswith(("settled", "duration reached", "impacts accumulate"))
 
 
 def test_a_case_runs_again_with_the_same_numbers(repo):

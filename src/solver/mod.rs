@@ -20,5 +20,5 @@ pub mod potential;
 pub mod skyline;
 pub mod system;
 
-pub use newton::{IterationTrace, Simulation, SolveError, StepStats};
+pub use newton::{IterationTrace, PhaseSeconds, Simulation, SolveError, StepStats};
 pub use system::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder, SystemError};

@@ -102,6 +102,15 @@ pub enum SolveError {
     },
 }
 
+/// Where the time outside the linear solve goes ([`Simulation::phase_seconds`]), s.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PhaseSeconds {
+    /// The contact stage's broad phase.
+    pub broad_phase: f64,
+    /// The step filter.
+    pub step_filter: f64,
+}
+
 /// What one step did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepStats {
@@ -207,8 +216,13 @@ pub struct Simulation<const D: usize> {
     /// The level of the last iteration's factorisation in this step: 0 unshifted, k the k-th
     /// of [`MASS_SHIFTS`], `MASS_SHIFTS.len() + 1` the clamped projection.
     shift_level: usize,
-    /// Measure factor+solve time per step (adds two clock reads per iteration).
+    /// Measure factor+solve time per step (adds two clock reads per iteration), and the
+    /// contact stage's broad phase and the step filter in [`Simulation::phase_seconds`].
     pub time_linear_solve: bool,
+    /// Seconds spent so far, while [`Simulation::time_linear_solve`] is set, in the contact
+    /// stage's broad phase (start of step and before every line search) and in the step filter
+    /// (every term's `max_step`: the contact CCD, the stick-zone and inversion filters).
+    pub phase_seconds: PhaseSeconds,
     /// Record every Newton iteration of the last step in [`Simulation::iteration_trace`]
     /// (diagnostics; off by default).
     pub trace_iterations: bool,
@@ -289,6 +303,7 @@ impl<const D: usize> Simulation<D> {
             system,
             shift_level: 0,
             time_linear_solve: false,
+            phase_seconds: PhaseSeconds::default(),
             trace_iterations: false,
             iteration_trace: Vec::new(),
         })
@@ -536,8 +551,12 @@ impl<const D: usize> Simulation<D> {
                 }
             }
         }
+        let clock = self.time_linear_solve.then(std::time::Instant::now);
         if let Some(c) = self.potential.contact_mut() {
             c.begin_step(&self.ws.x_n, &self.x);
+        }
+        if let Some(c) = clock {
+            self.phase_seconds.broad_phase += c.elapsed().as_secs_f64();
         }
     }
 
@@ -643,14 +662,20 @@ impl<const D: usize> Simulation<D> {
         for ((t, x), p) in trial.iter_mut().zip(&self.x).zip(&p) {
             *t = x + p;
         }
+        let clock = self.time_linear_solve.then(std::time::Instant::now);
         if let Some(c) = self.potential.contact_mut() {
             c.find_candidates(&self.x, &trial);
         }
+        let filter_clock = self.time_linear_solve.then(std::time::Instant::now);
         let state = Self::state(&self.ws, &self.settings, self.step);
         let alpha0 = self
             .potential
             .max_step(&self.x, &p, &state, self.settings.filter_fraction)
             .min(1.0);
+        if let (Some(c), Some(f)) = (clock, filter_clock) {
+            self.phase_seconds.broad_phase += (f - c).as_secs_f64();
+            self.phase_seconds.step_filter += f.elapsed().as_secs_f64();
+        }
         let potential = &self.potential;
         let r = line_search::backtrack(
             &self.x,

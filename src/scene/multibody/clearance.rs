@@ -65,7 +65,7 @@ impl Validator<'_> {
         let apart = |a: usize, b: usize, what: String| -> CaseError {
             // The key is the later body's (or the body's, against an obstacle).
             let n = bodies.len();
-            let (body, other) = if (a < n && b < n && a > b) || b >= n {
+            let (body, other) = if b >= n || (a < n && a > b) {
                 (a, b)
             } else {
                 (b, a)
