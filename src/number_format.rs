@@ -31,6 +31,23 @@ pub fn short_list(xs: &[f64]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// A CSV row of numbers: each as Rust's shortest round-trip decimal (read back exactly), a
+/// non-finite one (a distance with nothing in reach) as an empty field: an output never holds
+/// NaN or inf.
+pub fn csv_row(values: &[f64]) -> String {
+    let fields: Vec<String> = values
+        .iter()
+        .map(|v| {
+            if v.is_finite() {
+                v.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    fields.join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

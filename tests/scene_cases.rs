@@ -262,6 +262,26 @@ fn edited(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
     path
 }
 
+/// `case` is refused as bad input: exit 2, one line naming the file and every needle, and
+/// nothing written under `dir`.
+fn refused(dir: &Path, case: &Path, needles: &[&str]) {
+    let out = dir.join(format!(
+        "out_{}",
+        case.file_stem().unwrap().to_string_lossy()
+    ));
+    let o = run(case, &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}: {err}", case.display());
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    let name = case.file_name().unwrap().to_string_lossy().to_string();
+    assert!(lines[0].contains(&name), "names the file: {err}");
+    for n in needles {
+        assert!(lines[0].contains(n), "names {n}: {err}");
+    }
+    assert!(!out.exists(), "{} wrote {}", case.display(), out.display());
+}
+
 #[test]
 fn bad_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -314,21 +334,7 @@ fn bad_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
         ),
     ];
     for (case, needles) in cases {
-        let out = p.join(format!(
-            "out_{}",
-            case.file_stem().unwrap().to_string_lossy()
-        ));
-        let o = run(&case, &out);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{}: {err}", case.display());
-        let lines: Vec<&str> = err.lines().collect();
-        assert_eq!(lines.len(), 1, "one line: {err}");
-        let name = case.file_name().unwrap().to_string_lossy().to_string();
-        assert!(lines[0].contains(&name), "names the file: {err}");
-        for n in needles {
-            assert!(lines[0].contains(n), "names {n}: {err}");
-        }
-        assert!(!out.exists(), "{} wrote {}", case.display(), out.display());
+        refused(p, &case, needles);
     }
 }
 
@@ -578,23 +584,7 @@ fn bodies_and_polylines_that_overlap_or_touch_at_the_start_are_refused() {
         ),
     ];
     for (case, needles) in cases {
-        let out = p.join(format!(
-            "out_{}",
-            case.file_stem().unwrap().to_string_lossy()
-        ));
-        let o = run(&case, &out);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{}: {err}", case.display());
-        let lines: Vec<&str> = err.lines().collect();
-        assert_eq!(lines.len(), 1, "one line: {err}");
-        assert!(
-            lines[0].contains(&*case.file_name().unwrap().to_string_lossy()),
-            "names the file: {err}"
-        );
-        for n in needles {
-            assert!(lines[0].contains(n), "names {n}: {err}");
-        }
-        assert!(!out.exists(), "{} wrote {}", case.display(), out.display());
+        refused(p, &case, &needles);
     }
 }
 

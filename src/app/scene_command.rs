@@ -179,18 +179,9 @@ pub fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputE
         writeln!(w, "{}", trajectory_header(&runner.scene).join(",")),
     )?;
     for row in &runner.rows {
-        // A distance with nothing within the broad phase's reach is +∞: an empty cell.
-        let values: Vec<String> = trajectory_values(row)
-            .iter()
-            .map(|v| {
-                if v.is_finite() {
-                    v.to_string()
-                } else {
-                    String::new()
-                }
-            })
-            .collect();
-        io(path, writeln!(w, "{}", values.join(",")))?;
+        // A distance with nothing within the broad phase's reach is +∞: an empty field.
+        let values = crate::number_format::csv_row(&trajectory_values(row));
+        io(path, writeln!(w, "{values}"))?;
     }
     io(path, w.flush())
 }

@@ -570,19 +570,9 @@ pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(
     let mut w = BufWriter::new(io(&path, fs::File::create(&path))?);
     io(&path, writeln!(w, "{TRAJECTORY_HEADER}"))?;
     for r in &run.rows {
-        // Non-finite (the distance without a ground) is an empty field: an output never
-        // holds NaN or inf.
-        let values: Vec<String> = trajectory_values(r)
-            .iter()
-            .map(|v| {
-                if v.is_finite() {
-                    v.to_string()
-                } else {
-                    String::new()
-                }
-            })
-            .collect();
-        io(&path, writeln!(w, "{}", values.join(",")))?;
+        // The distance without a ground is an empty field.
+        let row = crate::number_format::csv_row(&trajectory_values(r));
+        io(&path, writeln!(w, "{row}"))?;
     }
     io(&path, w.flush())?;
     let path = file("events.csv");
