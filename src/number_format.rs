@@ -20,6 +20,27 @@ impl std::fmt::Display for Short {
     }
 }
 
+/// An `f64` that displays with four significant digits, for figures' legends: `5.886`,
+/// `0.002929`, `2.930e-8` (exponent form under 1e-3 and from 1e6); zero, infinities and NaN as
+/// `{}` writes them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sig(pub f64);
+
+impl std::fmt::Display for Sig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        let text = if x == 0.0 || !x.is_finite() {
+            format!("{x}")
+        } else if (1e-3..1e6).contains(&x.abs()) {
+            let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+            format!("{x:.decimals$}")
+        } else {
+            format!("{x:.3e}")
+        };
+        f.pad(&text)
+    }
+}
+
 /// `x` in the short form of [`Short`].
 pub fn short(x: f64) -> String {
     Short(x).to_string()
@@ -68,5 +89,23 @@ mod tests {
         }
         assert_eq!(format!("{:>8}", Short(0.5)), "     0.5");
         assert_eq!(short_list(&[1e-320, 1.0]), "[1e-320, 1]");
+    }
+
+    #[test]
+    fn four_significant_digits() {
+        use super::Sig;
+        let cases = [
+            (5.885999999999999, "5.886"),
+            (1.9620000000000004, "1.962"),
+            (0.000292893, "2.929e-4"),
+            (0.00292893, "0.002929"),
+            (2.93e-8, "2.930e-8"),
+            (-9.81, "-9.810"),
+            (1234.5678, "1235"),
+            (0.0, "0"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(Sig(x).to_string(), text, "{x}");
+        }
     }
 }

@@ -105,3 +105,102 @@ fn plot_fails_cleanly_on_a_bad_case_and_leaves_no_file() {
     assert!(!fig.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// A scene case gets its own figure from the same runner as `stickslip run`: the plotted data
+/// equal `run`'s files byte for byte (the summary apart from its wall time), and the belt's
+/// figure draws the spring force reaching the dashed μ_s N line (SPEC.md §8) at its peaks.
+#[test]
+fn a_scene_case_is_plotted_from_its_run_with_the_closed_form_dashed() {
+    use stickslip::app::scene_plot::ANALYTIC;
+    let dir = tempfile::tempdir().unwrap();
+    let (fig, data, run) = (
+        dir.path().join("belt.png"),
+        dir.path().join("data"),
+        dir.path().join("run"),
+    );
+    let case = "cases/belt_stick_slip.toml";
+    let o = Command::new(BIN)
+        .args(["plot", case, "--duration", "8", "--out"])
+        .arg(&fig)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let o = Command::new(BIN)
+        .args(["run", case, "--duration", "8", "--out"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+    assert_eq!(
+        read(&data.join("trajectory.csv")),
+        read(&run.join("trajectory.csv"))
+    );
+    let summary = |p: &Path| {
+        let mut v: serde_json::Value = serde_json::from_str(&read(p)).unwrap();
+        v.as_object_mut().unwrap().remove("wall_seconds");
+        v
+    };
+    let s = summary(&data.join("summary.json"));
+    assert_eq!(s, summary(&run.join("summary.json")));
+
+    let pic = Picture::read(&fig);
+    let (w, h) = (pic.w, pic.h);
+    // The upper panel (the force): the rows the dashed grey lines run along (over a third of
+    // the width: a legend swatch is 24 px), and the measured curve's highest pixel left of
+    // 0.6 w (the first two peaks, at t ≈ 3.0 and 5.8 s of 8; the legend is on the right).
+    let top = 0..h / 2;
+    let dashed: Vec<usize> = top
+        .clone()
+        .filter(|&y| {
+            (0..w)
+                .filter(|&x| pic.is(x as i32, y as i32, ANALYTIC, CHANNEL_TOL))
+                .count()
+                > w / 3
+        })
+        .collect();
+    assert!(!dashed.is_empty(), "no dashed line in the force panel");
+    let measured = case_colour(0);
+    let peak = top
+        .clone()
+        .find(|&y| (0..w * 6 / 10).any(|x| pic.is(x as i32, y as i32, measured, CHANNEL_TOL)))
+        .expect("no measured force curve");
+    // F_max is the highest dashed line; the pixels of one line span its 2 px width.
+    let f_max_row = dashed[0];
+    assert!(
+        peak.abs_diff(f_max_row) <= 4,
+        "the force peaks at pixel row {peak}, the μ_s N line is at {f_max_row}"
+    );
+    // Both closed-form lines are there: F_max and F_min, well apart.
+    assert!(
+        dashed.last().unwrap() - f_max_row > h / 8,
+        "one dashed line only: rows {dashed:?}"
+    );
+}
+
+/// A scene case among others is refused before anything runs or is written.
+#[test]
+fn a_scene_case_among_others_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fig = dir.path().join("fig.png");
+    let o = Command::new(BIN)
+        .args([
+            "plot",
+            "cases/slope_mu0.11.toml",
+            "cases/belt_stick_slip.toml",
+            "--out",
+        ])
+        .arg(&fig)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("belt_stick_slip.toml") && err.contains("alone"),
+        "{err}"
+    );
+    assert!(!fig.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

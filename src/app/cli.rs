@@ -200,6 +200,7 @@ impl From<PlotError> for CliError {
             PlotError::Case(e) => CliError::Case(e),
             PlotError::Option(e) => CliError::Option(e),
             PlotError::Run(e) => CliError::Run(e),
+            PlotError::Scene(e) => CliError::Scene(e),
             PlotError::Output(e) => CliError::Output(e),
             PlotError::Stage(e) => e.into(),
             PlotError::Emit(e) => e.into(),

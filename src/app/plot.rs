@@ -6,6 +6,8 @@
 //! Both output paths are checked before anything runs ([`crate::app::output`]): the figure
 //! replaces only a figure `plot` wrote, the data directory only plotted data.
 //!
+//! One case of `kind = "scene"` gets its own figure instead ([`crate::app::scene_plot`]).
+//!
 //! Text (title, axis labels, legend) is drawn in DejaVu Sans, read at run time from
 //! [`crate::graphics::FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
 //! any text and a notice goes to stderr.
@@ -50,7 +52,8 @@ pub fn plotters_font() -> bool {
 /// `stickslip plot`.
 #[derive(Debug, Args)]
 pub struct PlotArgs {
-    /// Case files (default: the three built-in slope cases).
+    /// Case files (default: the three built-in slope cases), or one case of `kind = "scene"`
+    /// alone, drawn in a figure of its own (docs/scenes.md, "Figures").
     pub cases: Vec<PathBuf>,
     /// The PNG to write: a new file (its missing directories are made), or a figure
     /// `stickslip plot` wrote; anything else there is refused before the cases run.
@@ -227,6 +230,9 @@ pub enum PlotError {
     /// A run failed (exit 1).
     #[error(transparent)]
     Run(#[from] RunError),
+    /// A scene's run failed (exit 1).
+    #[error(transparent)]
+    Scene(#[from] crate::run::multibody::SceneRunError),
     /// The figure could not be drawn or written (exit 1).
     #[error(transparent)]
     Output(#[from] OutputError),
@@ -240,7 +246,7 @@ pub enum PlotError {
 
 /// Refuses a figure path inside the `--data` directory: the figure would be a file the data
 /// directory's marker does not list.
-fn refuse_figure_inside_data(figure: &Path, data: &Path) -> Result<(), StageError> {
+pub(crate) fn refuse_figure_inside_data(figure: &Path, data: &Path) -> Result<(), StageError> {
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     if absolute(figure).starts_with(absolute(data)) {
         return Err(output::OutputRefused {
@@ -254,6 +260,28 @@ fn refuse_figure_inside_data(figure: &Path, data: &Path) -> Result<(), StageErro
     Ok(())
 }
 
+/// The case file when `cases` is one scene case (`kind = "scene"`); a scene among several
+/// cases is refused (its figure is its own, not a curve beside others).
+fn one_scene_case(cases: &[PathBuf]) -> Result<Option<&Path>, PlotError> {
+    use crate::scene::CaseKind;
+    let mut scene = None;
+    for case in cases {
+        if CaseKind::of_file(case)? == CaseKind::Scene {
+            scene = Some(case);
+        }
+    }
+    match (scene, cases.len()) {
+        (None, _) => Ok(None),
+        (Some(case), 1) => Ok(Some(case)),
+        (Some(case), n) => Err(BadOption::new(
+            "CASES",
+            "a scene case is plotted alone (its figure is its own): give it as the only case",
+            format!("{} among {n} cases", case.display()),
+        )
+        .into()),
+    }
+}
+
 /// Runs `stickslip plot`.
 pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
     check_positive("--duration", args.duration)?;
@@ -262,6 +290,9 @@ pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
         if !(200..=8000).contains(&v) {
             return Err(BadOption::new(option, "must be between 200 and 8000 px", v).into());
         }
+    }
+    if let Some(case) = one_scene_case(&args.cases)? {
+        return crate::app::scene_plot::plot_scene(args, case);
     }
     let scenes = crate::scene::builtin::load_slope_cases(&args.cases, &args.set)?;
     for scene in &scenes {

@@ -155,6 +155,22 @@ pub struct StackAccelerations {
     pub upper_slips: bool,
 }
 
+/// Two stacked blocks: a body pulled by a constant force over an obstacle, and a body resting
+/// on it (SPEC.md §8).
+#[derive(Clone, Debug)]
+pub struct StackMembers {
+    /// The pulled body.
+    pub lower: usize,
+    /// The body resting on it.
+    pub upper: usize,
+    /// What the lower body rests on.
+    pub ground: Support,
+    /// The unit tangent of the ground along the force.
+    pub along: Vec2,
+    /// The constant force, N.
+    pub force: Vec2,
+}
+
 /// A body in `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct BodySummary {
@@ -480,6 +496,23 @@ impl SceneRunner {
         }
         Support::of(&self.scene, &self.layout, &self.sim.x, &pairs, k)
     }
+    /// Body `k`'s displacement since t = 0 along `support`'s tangent relative to it (a body
+    /// support's own motion and a belt's surface velocity taken off), m, one value a row.
+    pub fn along_support(&self, k: usize, support: &Support) -> Vec<f64> {
+        let at = |r: &SceneRow, b: usize| Vec2::new(r.bodies[b].x, r.bodies[b].y);
+        let first = &self.rows[0];
+        self.rows
+            .iter()
+            .map(|r| {
+                let mut moved = at(r, k) - at(first, k);
+                if let Some(b) = support.body(&self.scene) {
+                    moved -= at(r, b) - at(first, b);
+                }
+                moved.dot(&support.tangent) - support.surface_speed * r.t
+            })
+            .collect()
+    }
+
     /// Body `k`'s verdict relative to its support (SPEC.md §2's window; the displacement along
     /// the support, relative to it, oriented along the last window's motion).
     fn body_verdict(&self, k: usize, support: Option<&Support>) -> Verdict {
@@ -492,20 +525,7 @@ impl SceneRunner {
             .map(|r| r.bodies[k].min_distance < dhat)
             .collect();
         let mut relative: Vec<f64> = match support {
-            Some(s) => {
-                let at = |r: &SceneRow, b: usize| Vec2::new(r.bodies[b].x, r.bodies[b].y);
-                let first = &self.rows[0];
-                self.rows
-                    .iter()
-                    .map(|r| {
-                        let mut moved = at(r, k) - at(first, k);
-                        if let Some(b) = s.body(&self.scene) {
-                            moved -= at(r, b) - at(first, b);
-                        }
-                        moved.dot(&s.tangent) - s.surface_speed * r.t
-                    })
-                    .collect()
-            }
+            Some(s) => self.along_support(k, s),
             None => vec![0.0; self.rows.len()],
         };
         let w = verdict::window_steps(self.scene.h);
@@ -551,7 +571,7 @@ impl SceneRunner {
 
     /// The spring driver whose body rests on a moving surface with a fixed anchor (the belt
     /// oscillator), as (driver, body, support, stiffness).
-    fn belt_spring(&self) -> Option<(usize, usize, Support, f64)> {
+    pub fn belt_spring(&self) -> Option<(usize, usize, Support, f64)> {
         self.scene
             .drivers
             .iter()
@@ -571,7 +591,7 @@ impl SceneRunner {
 
     /// The spring pulling a body over a fixed obstacle with a moving anchor, as (driver, body,
     /// support).
-    fn pulling_spring(&self) -> Option<(usize, usize, Support)> {
+    pub fn pulling_spring(&self) -> Option<(usize, usize, Support)> {
         self.scene
             .drivers
             .iter()
@@ -595,12 +615,12 @@ impl SceneRunner {
     }
 
     /// Body `k`'s mass, kg.
-    fn mass(&self, k: usize) -> f64 {
+    pub fn mass(&self, k: usize) -> f64 {
         self.sim.mass()[self.layout.bodies[k].clone()].iter().sum()
     }
 
     /// The coefficients between body `k` and `support`.
-    fn coefficients(&self, k: usize, support: &Support) -> crate::contact::Coefficients {
+    pub fn coefficients(&self, k: usize, support: &Support) -> crate::contact::Coefficients {
         self.sim
             .contact()
             .expect("a scene has a contact stage")
@@ -688,14 +708,8 @@ impl SceneRunner {
         ))
     }
 
-    /// Two stacked blocks, if the scene is that one (SPEC.md §8): a constant-force driver on a
-    /// body A resting on an obstacle, and a body B resting on A. Returns the measured and the
-    /// closed-form accelerations along the ground (the force's direction). With N₁ = (m₁ + m₂)
-    /// g_n on the ground (g_n = g·(−n)) and μ_g its kinetic coefficient: together,
-    /// a = (F − μ_g N₁)/(m₁ + m₂), while a ≤ μ_s g_n between the blocks; beyond, the upper
-    /// block slips at μ_k g_n and the lower accelerates at (F − μ_k m₂ g_n − μ_g N₁)/m₁. A
-    /// force below μ_s,g N₁ moves nothing.
-    pub fn stack(&self) -> Option<(StackAccelerations, StackAccelerations)> {
+    /// The members of two stacked blocks ([`SceneRunner::stack`]), if the scene has them.
+    pub fn stack_members(&self) -> Option<StackMembers> {
         let (lower, ground, force) = self.scene.drivers.iter().find_map(|d| match d.kind {
             DriverKind::Force { force } => {
                 let s = self.support(d.body)?;
@@ -714,6 +728,30 @@ impl SceneRunner {
         } else {
             ground.tangent
         };
+        Some(StackMembers {
+            lower,
+            upper,
+            ground,
+            along,
+            force,
+        })
+    }
+
+    /// Two stacked blocks, if the scene is that one (SPEC.md §8): a constant-force driver on a
+    /// body A resting on an obstacle, and a body B resting on A. Returns the measured and the
+    /// closed-form accelerations along the ground (the force's direction). With N₁ = (m₁ + m₂)
+    /// g_n on the ground (g_n = g·(−n)) and μ_g its kinetic coefficient: together,
+    /// a = (F − μ_g N₁)/(m₁ + m₂), while a ≤ μ_s g_n between the blocks; beyond, the upper
+    /// block slips at μ_k g_n and the lower accelerates at (F − μ_k m₂ g_n − μ_g N₁)/m₁. A
+    /// force below μ_s,g N₁ moves nothing.
+    pub fn stack(&self) -> Option<(StackAccelerations, StackAccelerations)> {
+        let StackMembers {
+            lower,
+            upper,
+            ground,
+            along,
+            force,
+        } = self.stack_members()?;
         let f = force.dot(&along);
         let g_n = self.scene.gravity.dot(&-ground.normal);
         let (m1, m2) = (self.mass(lower), self.mass(upper));
