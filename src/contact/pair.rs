@@ -72,6 +72,23 @@ pub trait ContactPair<const D: usize>: Copy + Send + Sync + 'static {
     /// when [`ContactPair::LINEAR`]).
     fn distance_hessian(&self, x: &[Vector<D>], out: &mut [f64]);
 
+    /// Whether the barrier is multiplied by a mollifier m(x) that fades the pair out where its
+    /// distance's derivatives are not defined (edge–edge as the edges turn parallel, SPEC.md
+    /// §7): the pair's energy is then m A b(d).
+    const MOLLIFIED: bool = false;
+
+    /// The mollifier m at `x`, dimensionless, with ∂m/∂x into `grad` (1/m) and ∂²m/∂x² into
+    /// `hess` ((D·NODES)² entries column-major, 1/m²); called only when
+    /// [`ContactPair::MOLLIFIED`].
+    fn mollifier(
+        &self,
+        _x: &[Vector<D>],
+        _grad: &mut [Vector<D>; MAX_STENCIL],
+        _hess: &mut [f64],
+    ) -> f64 {
+        1.0
+    }
+
     /// The tangent frame at `x` (called at xⁿ, where friction is lagged).
     fn frame(&self, x: &[Vector<D>]) -> TangentFrame<D>;
 

@@ -4,8 +4,10 @@
 //! d̂, so that every pair whose distance can fall below d̂ anywhere on the segment is listed
 //! (and, in a step's line search, every pair the step filter must bound).
 
+pub mod edge_edge;
 pub mod plane_vertex;
 pub mod point_edge;
+pub mod point_triangle;
 pub mod vertex_vertex;
 
 use crate::contact::ContactPair;

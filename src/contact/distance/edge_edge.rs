@@ -54,6 +54,25 @@ pub fn region(x: &[Vector3<f64>; 4]) -> Region {
     Region::End { point, edge }
 }
 
+/// The closest points as parameters (s, t): a₀ + s (a₁ − a₀) and b₀ + t (b₁ − b₀), each in
+/// [0, 1].
+pub fn closest(x: &[Vector3<f64>; 4]) -> (f64, f64) {
+    match region(x) {
+        Region::Interior => {
+            let (u, v, a) = (x[1] - x[0], x[3] - x[2], x[0] - x[2]);
+            let (uu, vv, uv) = (u.dot(&u), v.dot(&v), u.dot(&v));
+            let det = uu * vv - uv * uv;
+            let (au, av) = (a.dot(&u), a.dot(&v));
+            ((uv * av - vv * au) / det, (uu * av - uv * au) / det)
+        }
+        Region::End { point, edge } => {
+            let (on, _) = point_edge::closest(&x[point], &x[edge[0]], &x[edge[1]]);
+            let end = if point % 2 == 0 { 0.0 } else { 1.0 };
+            if point < 2 { (end, on) } else { (on, end) }
+        }
+    }
+}
+
 /// The interior case's variables over (a₀, a₁, b₀, b₁): a = a₀ − b₀, u = a₁ − a₀, v = b₁ − b₀.
 const LINE_MAP: [[f64; 4]; 3] = [
     [1.0, 0.0, -1.0, 0.0],

@@ -48,6 +48,29 @@ pub fn region(p: &Vector3<f64>, t: &[Vector3<f64>; 3]) -> Region {
     Region::Edge(k)
 }
 
+/// The closest point of the triangle to p as the weights (w₀, w₁, w₂) of (t₀, t₁, t₂), each in
+/// [0, 1], summing to 1.
+pub fn closest(p: &Vector3<f64>, t: &[Vector3<f64>; 3]) -> [f64; 3] {
+    match region(p, t) {
+        Region::Face => {
+            let (e0, e1, w) = (t[1] - t[0], t[2] - t[0], p - t[0]);
+            let (a, b, c) = (e0.dot(&e0), e0.dot(&e1), e1.dot(&e1));
+            let det = a * c - b * b;
+            let (r0, r1) = (w.dot(&e0), w.dot(&e1));
+            let b1 = (c * r0 - b * r1) / det;
+            let b2 = (a * r1 - b * r0) / det;
+            [1.0 - b1 - b2, b1, b2]
+        }
+        Region::Edge(k) => {
+            let (s, _) = point_edge::closest(p, &t[k], &t[(k + 1) % 3]);
+            let mut w = [0.0; 3];
+            w[k] = 1.0 - s;
+            w[(k + 1) % 3] = s;
+            w
+        }
+    }
+}
+
 /// The face case's variables over the nodes (p, t₀, t₁, t₂): a = p − t₀, u = t₁ − t₀,
 /// v = t₂ − t₀.
 const FACE_MAP: [[f64; 4]; 3] = [

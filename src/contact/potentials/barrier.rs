@@ -206,6 +206,21 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
                         out[n * k + r] = b2 * gr * gk + b1 * out[n * k + r];
                     }
                 }
+                if P::MOLLIFIED {
+                    // ∂²(m b)/∂x² = m ∂²b + b′ (∇m ∇dᵀ + ∇d ∇mᵀ) + b ∇²m.
+                    let mut gm = [Vector::<D>::zeros(); MAX_STENCIL];
+                    let mut hm = [0.0; MOLLIFIER_HESSIAN];
+                    let m = pair.mollifier(x, &mut gm, &mut hm);
+                    let b = self.params.value(d, area) * weight;
+                    for k in 0..n {
+                        for r in 0..n {
+                            let (gk, gr) = (g[k / D][k % D], g[r / D][r % D]);
+                            let (mk, mr) = (gm[k / D][k % D], gm[r / D][r % D]);
+                            out[n * k + r] =
+                                m * out[n * k + r] + b1 * (mr * gk + gr * mk) + b * hm[n * k + r];
+                        }
+                    }
+                }
                 if mode != Blocks::Exact {
                     project_in_place(out, n);
                 }
@@ -216,6 +231,9 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
         }
     }
 }
+
+/// The entries of a mollifier's Hessian buffer: (3 · MAX_STENCIL)².
+const MOLLIFIER_HESSIAN: usize = (3 * MAX_STENCIL) * (3 * MAX_STENCIL);
 
 /// Which blocks [`BarrierPotential::blocks`] makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,25 +274,46 @@ impl<const D: usize, P: ContactPair<D>> Energy<D> for BarrierPotential<D, P> {
         }
     }
 
-    /// w Σ A b(d) over the candidates, J (+∞ if any is at or past contact).
+    /// w Σ A b(d) over the candidates (m A b(d) for a mollified pair), J (+∞ if any is at or
+    /// past contact).
     fn value(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64) -> f64 {
+        let mut gm = [Vector::<D>::zeros(); MAX_STENCIL];
+        let mut hm = [0.0; MOLLIFIER_HESSIAN];
         weight
             * self
                 .candidates
                 .iter()
-                .map(|p| self.params.value(p.distance(x), p.area()))
+                .map(|p| {
+                    let b = self.params.value(p.distance(x), p.area());
+                    if P::MOLLIFIED && b != 0.0 && b.is_finite() {
+                        p.mollifier(x, &mut gm, &mut hm) * b
+                    } else {
+                        b
+                    }
+                })
                 .sum::<f64>()
     }
 
-    /// w b′(d) ∇d per active collision, N.
+    /// w b′(d) ∇d per active collision (w (m b′ ∇d + b ∇m) for a mollified pair), N.
     fn gradient(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [Vector<D>]) {
         let mut g = [Vector::<D>::zeros(); MAX_STENCIL];
+        let mut gm = [Vector::<D>::zeros(); MAX_STENCIL];
+        let mut hm = [0.0; MOLLIFIER_HESSIAN];
         for (c, out) in self.active.iter().zip(out.chunks_exact_mut(P::NODES)) {
             let pair = &self.candidates[c.candidate];
             pair.distance_gradient(x, &mut g);
-            let b1 = self.params.first(pair.distance(x), pair.area()) * weight;
-            for (o, g) in out.iter_mut().zip(&g) {
-                *o = g * b1;
+            let (d, area) = (pair.distance(x), pair.area());
+            let b1 = self.params.first(d, area) * weight;
+            if P::MOLLIFIED {
+                let m = pair.mollifier(x, &mut gm, &mut hm);
+                let b = self.params.value(d, area) * weight;
+                for ((o, g), gm) in out.iter_mut().zip(&g).zip(&gm) {
+                    *o = g * (m * b1) + gm * b;
+                }
+            } else {
+                for (o, g) in out.iter_mut().zip(&g) {
+                    *o = g * b1;
+                }
             }
         }
     }
