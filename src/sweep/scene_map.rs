@@ -87,6 +87,7 @@ fn draw_cycles(
     height: u32,
     text: bool,
 ) -> DrawResult<Vec<u8>> {
+    let samples: usize = 200;
     // The cells with a closed form, grouped by stiffness (in order of first appearance).
     let mut groups: Vec<(f64, Vec<&SceneCellResult>)> = Vec::new();
     for r in res.iter().flatten() {
@@ -109,15 +110,21 @@ fn draw_cycles(
         .collect();
     let v_lo = speeds.iter().copied().fold(f64::INFINITY, f64::min);
     let v_hi = speeds.iter().copied().fold(0.0, f64::max);
-    let pad = 0.08 * (v_hi - v_lo).max(1e-3 * v_hi.max(1e-9));
-    let (x_lo, x_hi) = ((v_lo - pad).max(1e-6 * v_hi), v_hi + pad);
+    // Log axes, a fifth of the span's ratio (at least 10 %) beyond the ends.
+    let pad = (v_hi / v_lo).powf(0.1).max(1.1);
+    let (x_lo, x_hi) = (v_lo / pad, v_hi * pad);
+    let speed_at = |s: usize| x_lo * (x_hi / x_lo).powf(s as f64 / samples as f64);
     type Pick = fn(&StickSlipCycle) -> f64;
     let panels: [(&str, &str, Pick); 3] = [
-        ("force drop ΔF = F_max − F_min", "ΔF (N)", |c| {
-            c.f_max_n - c.f_min_n
+        (
+            "force drop ΔF = F_max − F_min",
+            "ΔF (N, log scale)",
+            |c| c.f_max_n - c.f_min_n,
+        ),
+        ("period T = t_stick + t_slip", "T (s, log scale)", |c| {
+            c.period_s
         }),
-        ("period T = t_stick + t_slip", "T (s)", |c| c.period_s),
-        ("slip time t_slip", "t_slip (s)", |c| c.t_slip_s),
+        ("slip time t_slip", "t_slip (s, log scale)", |c| c.t_slip_s),
     ];
     let cycle_of = |r: &SceneCellResult| {
         r.cycle.as_ref().map(|c| StickSlipCycle {
@@ -140,7 +147,6 @@ fn draw_cycles(
             )
         })
     };
-    let samples = 200;
     let mut buf = vec![255u8; width as usize * height as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();
@@ -148,26 +154,33 @@ fn draw_cycles(
         let areas = root.split_evenly((1, 3));
         for (p, area) in areas.iter().enumerate() {
             let (title, unit, pick) = panels[p];
-            // The panel's range: every curve sample and every measured point.
-            let mut y_hi: f64 = 0.0;
+            // The panel's range: every curve sample and every measured point (log axes).
+            let (mut y_lo, mut y_hi) = (f64::INFINITY, 0.0_f64);
+            let mut extend = |y: f64| {
+                if y.is_finite() && y > 0.0 {
+                    y_lo = y_lo.min(y);
+                    y_hi = y_hi.max(y);
+                }
+            };
             for (_, g) in &groups {
                 let Some(first) = g.first() else { continue };
                 for s in 0..=samples {
-                    let v = x_lo + (x_hi - x_lo) * s as f64 / samples as f64;
-                    if let Some(c) = curve(first, v) {
-                        y_hi = y_hi.max(pick(&c));
+                    if let Some(c) = curve(first, speed_at(s)) {
+                        extend(pick(&c));
                     }
                 }
                 for r in g {
                     if let Some(c) = cycle_of(r) {
-                        y_hi = y_hi.max(pick(&c));
+                        extend(pick(&c));
                     }
                 }
             }
-            let y_hi = if y_hi.is_finite() && y_hi > 0.0 {
-                1.1 * y_hi
+            // At least a factor 1.3 from bottom to top, so that a flat curve (ΔF) gets ticks.
+            let (y_lo, y_hi) = if y_hi > 0.0 {
+                let widen = (1.3 / (y_hi / y_lo)).max(1.0).sqrt().max(1.05);
+                (y_lo / widen, y_hi * widen)
             } else {
-                1.0
+                (0.1, 1.0)
             };
             let mut builder = ChartBuilder::on(area);
             builder.margin(12);
@@ -179,11 +192,14 @@ fn draw_cycles(
             } else {
                 builder.x_label_area_size(6).y_label_area_size(6);
             }
-            let mut chart = builder.build_cartesian_2d(x_lo..x_hi, 0.0..y_hi)?;
+            let mut chart =
+                builder.build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())?;
             let mut mesh = chart.configure_mesh();
             if text {
-                mesh.x_desc("belt speed v (m/s)")
+                mesh.x_desc("belt speed v (m/s, log scale)")
                     .y_desc(unit)
+                    .x_label_formatter(&|v| format!("{v:.3}"))
+                    .y_label_formatter(&|v| format!("{v:.3}"))
                     .label_style(("sans-serif", 14))
                     .axis_desc_style(("sans-serif", 15));
             } else {
@@ -194,10 +210,7 @@ fn draw_cycles(
                 let colour = SERIES[gi % SERIES.len()];
                 let Some(first) = g.first() else { continue };
                 let line: Vec<(f64, f64)> = (0..=samples)
-                    .filter_map(|s| {
-                        let v = x_lo + (x_hi - x_lo) * s as f64 / samples as f64;
-                        curve(first, v).map(|c| (v, pick(&c)))
-                    })
+                    .filter_map(|s| curve(first, speed_at(s)).map(|c| (speed_at(s), pick(&c))))
                     .collect();
                 let drawn = chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
                 if text {
@@ -212,10 +225,12 @@ fn draw_cycles(
                         cycle_of(r).map(|c| (v, pick(&c)))
                     })
                     .collect();
+                // Points of later series smaller, so that coinciding ones (ΔF) stay visible.
+                let radius = 9 - 2 * (gi as i32).min(3);
                 chart.draw_series(
                     points
                         .into_iter()
-                        .map(|pt| Circle::new(pt, 6, colour.filled())),
+                        .map(|pt| Circle::new(pt, radius, colour.filled())),
                 )?;
             }
             if text {
