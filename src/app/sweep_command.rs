@@ -1,8 +1,10 @@
 //! `stickslip sweep SWEEP.toml --out DIR [--shard I/N] [--jobs J]` and
 //! `stickslip sweep collect DIR` (docs/sweeps.md): the command line of [`crate::sweep`], and
-//! the one thing that module leaves to the app, running a cell: [`api::run_sweep_cell`] (a
-//! [`crate::run::runner::run`] with the impulse-law cross-check on the CPU, no GPU per cell, the
-//! verdict by the rule of `summary.json`), shared with the Python package.
+//! the one thing that module leaves to the app, running a cell: [`api::run_sweep_cell`] (for a
+//! slope case a [`crate::run::runner::run`] with the impulse-law cross-check on the CPU, no GPU
+//! per cell, the verdict by the rule of `summary.json`; for a scene a
+//! [`crate::run::multibody::SceneRunner`] as `stickslip run` steps it), shared with the Python
+//! package. The directory's marker names the kind of the sweep's base case.
 
 use std::path::{Path, PathBuf};
 

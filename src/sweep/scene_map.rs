@@ -18,6 +18,9 @@ use crate::run::multibody::StickSlipCycle;
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// A line of the slide-or-tip rule: its label, its two ends and its style.
+type RuleLine = (String, Vec<(f64, f64)>, ShapeStyle);
+
 /// The colour of a slide-or-tip outcome.
 pub fn outcome_colour(outcome: &str) -> RGBColor {
     match outcome {
@@ -372,7 +375,7 @@ fn draw_maps(
                 let (y0, y1) = (y_range.start, y_range.end);
                 let lo = x0.max(y0);
                 let hi = x1.min(y1);
-                let mut lines: Vec<(String, Vec<(f64, f64)>, ShapeStyle)> = Vec::new();
+                let mut lines: Vec<RuleLine> = Vec::new();
                 if lo < hi {
                     lines.push((
                         "tan θ = μ".into(),
