@@ -4,7 +4,8 @@
 //!   `obstacles.belt.velocity.x`) runs, resumes, and collects into a map.csv whose scene columns
 //!   hold each cell's measured cycle beside SPEC.md §8's;
 //! * the tall box of `cases/slide_or_tip.toml` stays, slides or tips as the closed form says, in
-//!   one cell well inside each region;
+//!   one cell well inside each region, and in every cell of the shipped `sweeps/slide_or_tip.toml`
+//!   farther than 0.02 from the rule's lines;
 //! * bad input (an axis naming an unknown scene key, gravity stated twice, a derived key on a
 //!   base case that cannot take it, a slope sweep's directory given to a scene sweep) is exit 2
 //!   with one line and nothing written.
@@ -338,4 +339,58 @@ fn bad_scene_sweeps_and_gravity_given_twice_exit_2_and_write_nothing() {
         before
     );
     assert_eq!(std::fs::read_dir(out.join("cells")).unwrap().count(), 1);
+}
+
+#[test]
+fn the_shipped_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_right_side() {
+    // sweeps/slide_or_tip.toml: 272 cells of 1 s (about 3 s on 2 threads). The rule, derived
+    // in the_tall_box_stays_slides_or_tips_as_the_closed_form_says, with w/b = 0.5 and
+    // mu_s = mu_k = mu, computed here from the axes alone.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = sweep(&root().join("sweeps/slide_or_tip.toml"), &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = collect(&out);
+    let report = String::from_utf8_lossy(&c.stdout);
+    assert!(c.status.success(), "{report}");
+    let (header, rows) = map_csv(&out);
+    assert_eq!(rows.len(), 16 * 17);
+    let w_over_b = 0.5;
+    let mut graded = 0;
+    for row in &rows {
+        let t = number(&header, row, "gravity.tan_theta");
+        let mu = number(&header, row, "friction.mu");
+        let expected = if t <= mu.min(w_over_b) {
+            "stay"
+        } else if mu < w_over_b {
+            "slide"
+        } else {
+            "tip"
+        };
+        assert_eq!(
+            field(&header, row, "slide_or_tip_analytic"),
+            expected,
+            "{row:?}"
+        );
+        // Distance from the lines that bound the cell's region.
+        let mut margin = (t - mu).abs().min((t - w_over_b).abs());
+        if t > mu {
+            margin = margin.min((mu - w_over_b).abs());
+        }
+        if margin > 0.02 {
+            graded += 1;
+            assert_eq!(
+                field(&header, row, "slide_or_tip"),
+                expected,
+                "tan theta {t}, mu {mu}: {row:?}"
+            );
+        }
+    }
+    assert_eq!(graded, 264);
+    assert!(
+        report
+            .contains("of the 264 cells farther than 0.02 from every line, 264 right and 0 wrong"),
+        "{report}"
+    );
+    assert!(out.join("map.png").is_file());
 }
