@@ -28,8 +28,11 @@ use crate::scene::multibody::MultibodyScene;
 use crate::scene::slope::MAX_STEPS;
 use crate::scene::{CaseError, CaseKind, Override, Scene};
 use crate::sweep::collect::{Collected, CollectedCell};
-use crate::sweep::dir::{CellRecord, CellResult, CellState, Manifest, Outcome, json_value};
-use crate::sweep::file::{Cell, Sweep};
+use crate::sweep::dir::{
+    BodyVerdict, CellRecord, CellResult, CellState, CycleInputs, CycleValues, Manifest, Outcome,
+    SceneCellResult, json_value,
+};
+use crate::sweep::file::{Cell, Sweep, SweepKind};
 
 /// A validated case file of a kind that `stickslip run` runs.
 #[derive(Clone, Debug)]
@@ -167,7 +170,7 @@ pub fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
 pub fn run_sweep_cell(sweep: &Sweep, cell: &Cell) -> CellRecord {
     let clock = Instant::now();
     let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| evaluate(sweep, cell))) {
-        Ok(Ok(result)) => Outcome::Done(result),
+        Ok(Ok(outcome)) => outcome,
         Ok(Err(error)) => Outcome::Failed {
             error: one_line(&error),
         },
@@ -192,9 +195,83 @@ pub fn run_sweep_cell(sweep: &Sweep, cell: &Cell) -> CellRecord {
     }
 }
 
-/// A cell's run: the case with its overrides, to its duration, cross-checked on the CPU (no GPU
-/// per cell), the verdict by the rule of `summary.json`.
-fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
+/// A cell's run, by the sweep's kind.
+fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<Outcome, String> {
+    match sweep.kind {
+        SweepKind::Slope => evaluate_slope(sweep, cell).map(Outcome::Done),
+        SweepKind::Scene => evaluate_scene(sweep, cell).map(Outcome::DoneScene),
+    }
+}
+
+/// A scene cell's run: the scene with its overrides, to its duration
+/// ([`crate::run::multibody::SceneRunner`], as `stickslip run` runs it), its bodies' verdicts,
+/// and the slide-or-tip outcome and stick–slip cycle where the scene has them.
+fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String> {
+    use crate::run::multibody::{SceneRunner, StickSlipCycle};
+    let scene = sweep.multibody(cell).map_err(|e| e.to_string())?;
+    let mut runner = SceneRunner::new(scene, None).map_err(|e| e.to_string())?;
+    while !runner.done() {
+        runner.step().map_err(|e| e.to_string())?;
+    }
+    let s = runner.summary();
+    let values = |c: &StickSlipCycle, cycles: Option<usize>| CycleValues {
+        f_max_n: c.f_max_n,
+        f_min_n: c.f_min_n,
+        t_stick_s: c.t_stick_s,
+        t_slip_s: c.t_slip_s,
+        period_s: c.period_s,
+        cycles,
+    };
+    let bodies = s
+        .bodies
+        .iter()
+        .map(|b| BodyVerdict {
+            name: b.name.clone(),
+            verdict: serde_json::to_value(b.verdict)
+                .ok()
+                .and_then(|v| v.get("state").and_then(|s| s.as_str().map(str::to_owned)))
+                .unwrap_or_else(|| "unknown".into()),
+            verdict_text: b.verdict.to_string(),
+        })
+        .collect();
+    let (tip, tip_analytic) = (s.slide_or_tip.as_ref(), s.slide_or_tip_analytic.as_ref());
+    Ok(SceneCellResult {
+        bodies,
+        slide_or_tip: tip.map(|t| t.outcome.name().to_string()),
+        slide_or_tip_analytic: tip_analytic.map(|a| a.outcome.name().to_string()),
+        tan_theta: tip_analytic.map(|a| a.tan_theta),
+        w_over_b: tip_analytic.map(|a| a.w_over_b),
+        mu_static: tip_analytic.map(|a| a.mu_static),
+        mu_kinetic: tip_analytic.map(|a| a.mu_kinetic),
+        max_rotation_deg: tip.map(|t| t.max_rotation_deg),
+        displacement_m: tip.map(|t| t.displacement_m),
+        cycle: s
+            .stick_slip_cycle
+            .as_ref()
+            .map(|m| values(&m.cycle, Some(m.cycles))),
+        cycle_analytic: s
+            .stick_slip_cycle_analytic
+            .as_ref()
+            .map(|a| values(a, None)),
+        cycle_inputs: runner
+            .stick_slip_inputs()
+            .map(|(m, n, mu, k, v)| CycleInputs {
+                mass_kg: m,
+                normal_force_n: n,
+                mu_static: mu.mu_static,
+                mu_kinetic: mu.mu_kinetic,
+                stiffness_n_per_m: k,
+                belt_speed_m_per_s: v,
+            }),
+        newton_iterations: s.solver.newton_iterations,
+        max_iterations_in_step: s.solver.max_iterations_in_step,
+        steps: s.solver.steps,
+    })
+}
+
+/// A slope cell's run: the case with its overrides, to its duration, cross-checked on the CPU
+/// (no GPU per cell), the verdict by the rule of `summary.json`.
+fn evaluate_slope(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
     let scene = sweep.scene(cell).map_err(|e| e.to_string())?;
     let mut check = CrossCheck::new(
         Box::new(CpuLaw::single_threaded()),

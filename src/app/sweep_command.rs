@@ -1,8 +1,10 @@
 //! `stickslip sweep SWEEP.toml --out DIR [--shard I/N] [--jobs J]` and
 //! `stickslip sweep collect DIR` (docs/sweeps.md): the command line of [`crate::sweep`], and
-//! the one thing that module leaves to the app, running a cell: [`api::run_sweep_cell`] (a
-//! [`crate::run::runner::run`] with the impulse-law cross-check on the CPU, no GPU per cell, the
-//! verdict by the rule of `summary.json`), shared with the Python package.
+//! the one thing that module leaves to the app, running a cell: [`api::run_sweep_cell`] (for a
+//! slope case a [`crate::run::runner::run`] with the impulse-law cross-check on the CPU, no GPU
+//! per cell, the verdict by the rule of `summary.json`; for a scene a
+//! [`crate::run::multibody::SceneRunner`] as `stickslip run` steps it), shared with the Python
+//! package. The directory's marker names the kind of the sweep's base case.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +18,7 @@ use crate::graphics::write_png;
 use crate::sweep::SweepError;
 use crate::sweep::collect::Collected;
 use crate::sweep::dir::{CellState, MAP_LABEL, MAP_PNG, Manifest, SWEEP_FILES, SweepDir};
-use crate::sweep::file::{Cell, Sweep};
+use crate::sweep::file::{Cell, Sweep, SweepKind};
 use crate::sweep::shard::Shard;
 use crate::sweep::{map, pool};
 
@@ -64,11 +66,15 @@ pub struct CollectArgs {
     pub dir: PathBuf,
 }
 
-/// The marker of a sweep directory: written by `sweep`, for slope cases (the kind a sweep's
-/// base case is), listing the sweep's files.
-fn marker_text() -> String {
+/// The marker of a sweep directory: written by `sweep`, for the kind of the sweep's base case
+/// (slope cases or scenes), listing the sweep's files.
+fn marker_text(kind: SweepKind) -> String {
+    let kind = match kind {
+        SweepKind::Slope => crate::scene::kind::SLOPE_KIND,
+        SweepKind::Scene => crate::scene::multibody::SCENE_KIND,
+    };
     let marker = Marker::new(
-        &WrittenBy::new("sweep", crate::scene::kind::SLOPE_KIND),
+        &WrittenBy::new("sweep", kind),
         SWEEP_FILES.iter().map(|s| s.to_string()).collect(),
     );
     serde_json::to_string_pretty(&marker).unwrap_or_default() + "\n"
@@ -116,7 +122,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<(), SweepCommandError> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let manifest = Manifest::of(&sweep);
-    let marker = marker_text();
+    let marker = marker_text(sweep.kind);
     let dir = SweepDir::prepare(out, &manifest, (MARKER_FILE, &marker))?;
     let mine: Vec<&Cell> = sweep.cells.iter().filter(|c| shard.owns(c.index)).collect();
     let stale = dir.remove_stale_temps(mine.iter().copied());
@@ -156,7 +162,26 @@ pub fn sweep_command(args: &SweepArgs) -> Result<(), SweepCommandError> {
 
 /// `stickslip sweep collect DIR`.
 fn collect(dir: &Path) -> Result<(), SweepCommandError> {
-    let (dir, manifest) = SweepDir::open(dir, (MARKER_FILE, &marker_text()))?;
+    // The marker names the kind of the sweep's base case; the manifest must say the same.
+    let kind = match std::fs::read_to_string(dir.join(MARKER_FILE)) {
+        Ok(text) if text == marker_text(SweepKind::Scene) => SweepKind::Scene,
+        _ => SweepKind::Slope,
+    };
+    let (dir, manifest) = SweepDir::open(dir, (MARKER_FILE, &marker_text(kind)))?;
+    let manifest_kind = match manifest.kind.as_deref() {
+        None => Some(SweepKind::Slope),
+        Some(k) if k == crate::scene::multibody::SCENE_KIND => Some(SweepKind::Scene),
+        Some(_) => None,
+    };
+    if manifest_kind != Some(kind) {
+        return Err(SweepError::Refused {
+            path: dir.path.clone(),
+            what: format!(
+                "its {MARKER_FILE} and its sweep.json disagree on the base case's kind; it is not a sweep directory `stickslip sweep` wrote"
+            ),
+        }
+        .into());
+    }
     let collected = Collected::read(&dir, manifest);
     collected.write_csv(&dir)?;
     let png = dir.path.join(MAP_PNG);

@@ -8,7 +8,10 @@
 //! files). Empty fields: no value (no creep speed for a cell that is not stopped, no agreement
 //! without contact records, no results for a failed cell).
 
-use super::dir::{CellRecord, CellState, MAP_CSV, Manifest, Outcome, SweepDir, write_atomic};
+use super::dir::{
+    CellRecord, CellState, MAP_CSV, Manifest, Outcome, SceneCellResult, SweepDir, write_atomic,
+};
+use super::file::BODY_VERDICT_SUFFIX;
 use super::{SweepError, some_ids};
 
 /// One cell as collected.
@@ -71,17 +74,21 @@ impl Collected {
         for c in &self.cells {
             let mut row = vec![c.id.clone()];
             row.extend(c.inputs.iter().map(json_field));
-            let (status, result, error) = match &c.state {
-                CellState::Missing => ("missing", None, None),
-                CellState::Corrupt(_) => ("corrupt", None, None),
+            let (status, result, scene, error) = match &c.state {
+                CellState::Missing => ("missing", None, None, None),
+                CellState::Corrupt(_) => ("corrupt", None, None, None),
                 CellState::Finished(r) => match &r.outcome {
-                    Outcome::Done(res) => ("done", Some(res), None),
-                    Outcome::Failed { error } => ("failed", None, Some(error.as_str())),
+                    Outcome::Done(res) => ("done", Some(res), None, None),
+                    Outcome::DoneScene(res) => ("done", None, Some(res), None),
+                    Outcome::Failed { error } => ("failed", None, None, Some(error.as_str())),
                 },
             };
             row.push(status.into());
             for col in &m.record {
-                row.push(result_field(col, result, error));
+                row.push(match scene {
+                    Some(res) => scene_field(col, res),
+                    None => result_field(col, result, error),
+                });
             }
             out.push_str(&row.join(","));
             out.push('\n');
@@ -110,6 +117,9 @@ impl Collected {
             missing.len(),
             corrupt.len()
         );
+        if let Some(tally) = self.slide_or_tip_tally() {
+            s.push_str(&tally);
+        }
         if !missing.is_empty() {
             s.push_str(&format!("missing: {}\n", some_ids(&missing, 20)));
         }
@@ -128,6 +138,64 @@ impl Collected {
         }
         s
     }
+}
+
+impl Collected {
+    /// The scene cells' slide-or-tip outcomes against the closed form, if any cell has one:
+    /// how many agree, and how many of the cells farther than [`SLIDE_OR_TIP_MARGIN`] (in
+    /// tan θ and μ) from every line of the rule (tan θ = μ_s, tan θ = w/b, μ_k = w/b) agree,
+    /// with the ids of those that do not.
+    pub fn slide_or_tip_tally(&self) -> Option<String> {
+        let cells: Vec<(&str, &SceneCellResult)> = self
+            .records()
+            .filter_map(|r| match &r.outcome {
+                Outcome::DoneScene(res) if res.slide_or_tip.is_some() => Some((r.id.as_str(), res)),
+                _ => None,
+            })
+            .collect();
+        if cells.is_empty() {
+            return None;
+        }
+        let right = |r: &SceneCellResult| r.slide_or_tip == r.slide_or_tip_analytic;
+        let clear: Vec<&(&str, &SceneCellResult)> = cells
+            .iter()
+            .filter(|(_, r)| slide_or_tip_margin(r).is_some_and(|m| m > SLIDE_OR_TIP_MARGIN))
+            .collect();
+        let wrong: Vec<String> = clear
+            .iter()
+            .filter(|(_, r)| !right(r))
+            .map(|(id, _)| id.to_string())
+            .collect();
+        let mut s = format!(
+            "slide or tip: {} of {} cells as the closed form; of the {} cells farther than {SLIDE_OR_TIP_MARGIN} from every line, {} right and {} wrong\n",
+            cells.iter().filter(|(_, r)| right(r)).count(),
+            cells.len(),
+            clear.len(),
+            clear.len() - wrong.len(),
+            wrong.len(),
+        );
+        if !wrong.is_empty() {
+            s.push_str(&format!("slide or tip wrong: {}\n", some_ids(&wrong, 20)));
+        }
+        Some(s)
+    }
+}
+
+/// The margin, in tan θ and μ, outside which a slide-or-tip cell must land on the right side
+/// of the rule's lines (issue 20).
+pub const SLIDE_OR_TIP_MARGIN: f64 = 0.02;
+
+/// A slide-or-tip cell's distance from the nearest line of the rule: |tan θ − μ_s|,
+/// |tan θ − w/b| and |μ_k − w/b| (each where it bounds a region: the last only beyond both
+/// thresholds), `None` without the inputs.
+pub fn slide_or_tip_margin(r: &SceneCellResult) -> Option<f64> {
+    let (t, wb) = (r.tan_theta?, r.w_over_b?);
+    let (mu_s, mu_k) = (r.mu_static?, r.mu_kinetic?);
+    let mut m = (t - mu_s).abs().min((t - wb).abs());
+    if t > mu_s {
+        m = m.min((mu_k - wb).abs());
+    }
+    Some(m)
 }
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
@@ -172,6 +240,52 @@ fn result_field(
         "agreement" => number(r.agreement),
         "late_agreement" => number(r.late_agreement),
         "gap_median_m_per_s" => number(r.gap_median_m_per_s),
+        _ => String::new(),
+    }
+}
+
+/// A scene cell's field of `column` (docs/sweeps.md).
+fn scene_field(column: &str, r: &SceneCellResult) -> String {
+    if let Some(body) = column.strip_suffix(BODY_VERDICT_SUFFIX) {
+        return r
+            .bodies
+            .iter()
+            .find(|b| b.name == body)
+            .map_or(String::new(), |b| b.verdict.clone());
+    }
+    let cycle = |analytic: bool, pick: fn(&super::dir::CycleValues) -> f64| {
+        let c = if analytic {
+            r.cycle_analytic.as_ref()
+        } else {
+            r.cycle.as_ref()
+        };
+        number(c.map(pick))
+    };
+    match column {
+        "slide_or_tip" => r.slide_or_tip.clone().unwrap_or_default(),
+        "slide_or_tip_analytic" => r.slide_or_tip_analytic.clone().unwrap_or_default(),
+        "tan_theta" => number(r.tan_theta),
+        "w_over_b" => number(r.w_over_b),
+        "max_rotation_deg" => number(r.max_rotation_deg),
+        "displacement_m" => number(r.displacement_m),
+        "f_max_N" => cycle(false, |c| c.f_max_n),
+        "f_max_N_analytic" => cycle(true, |c| c.f_max_n),
+        "f_min_N" => cycle(false, |c| c.f_min_n),
+        "f_min_N_analytic" => cycle(true, |c| c.f_min_n),
+        "t_stick_s" => cycle(false, |c| c.t_stick_s),
+        "t_stick_s_analytic" => cycle(true, |c| c.t_stick_s),
+        "t_slip_s" => cycle(false, |c| c.t_slip_s),
+        "t_slip_s_analytic" => cycle(true, |c| c.t_slip_s),
+        "period_s" => cycle(false, |c| c.period_s),
+        "period_s_analytic" => cycle(true, |c| c.period_s),
+        "cycles" => r
+            .cycle
+            .as_ref()
+            .and_then(|c| c.cycles)
+            .map_or(String::new(), |n| n.to_string()),
+        "newton_iterations" => r.newton_iterations.to_string(),
+        "max_iterations_in_step" => r.max_iterations_in_step.to_string(),
+        "steps" => r.steps.to_string(),
         _ => String::new(),
     }
 }

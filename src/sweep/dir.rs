@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use super::file::{Cell, Sweep};
+use super::file::{Cell, Sweep, SweepKind};
 use super::{SweepError, io, some_ids};
 
 /// The manifest's file name.
@@ -91,6 +91,10 @@ pub struct Manifest {
     pub record: Vec<String>,
     /// Every cell, in index order.
     pub cells: Vec<ManifestCell>,
+    /// The base case's kind when it is not the slope's: `"scene"` (absent for a slope sweep,
+    /// whose manifest is as it was before scenes could be swept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// A TOML value as JSON.
@@ -126,6 +130,10 @@ impl Manifest {
                     inputs: c.inputs.iter().map(json_value).collect(),
                 })
                 .collect(),
+            kind: match sweep.kind {
+                SweepKind::Slope => None,
+                SweepKind::Scene => Some(crate::scene::multibody::SCENE_KIND.to_string()),
+            },
         }
     }
 
@@ -179,12 +187,95 @@ pub struct CellResult {
     pub verdict_text: String,
 }
 
+/// A body's verdict in a scene cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BodyVerdict {
+    /// The body's name.
+    pub name: String,
+    /// The verdict's state (`stopped`, `sliding`, `moving`, `tumbling`, `airborne`,
+    /// `too_short`), by the rule of a scene's `summary.json`.
+    pub verdict: String,
+    /// The verdict in words.
+    pub verdict_text: String,
+}
+
+/// A stick–slip cycle in a scene cell (SPEC.md §8), measured or closed-form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CycleValues {
+    /// The spring force at slip onset, N.
+    pub f_max_n: f64,
+    /// The spring force at re-stick, N.
+    pub f_min_n: f64,
+    /// Stick time, s.
+    pub t_stick_s: f64,
+    /// Slip time, s.
+    pub t_slip_s: f64,
+    /// Period, s.
+    pub period_s: f64,
+    /// Full cycles averaged (measured only).
+    pub cycles: Option<usize>,
+}
+
+/// What the closed-form cycle of a belt oscillator takes (to draw its curves).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CycleInputs {
+    /// The block's mass, kg.
+    pub mass_kg: f64,
+    /// Its weight's component into the belt, N.
+    pub normal_force_n: f64,
+    /// μ_s.
+    pub mu_static: f64,
+    /// μ_k.
+    pub mu_kinetic: f64,
+    /// The spring's stiffness, N/m.
+    pub stiffness_n_per_m: f64,
+    /// The belt's speed, m/s.
+    pub belt_speed_m_per_s: f64,
+}
+
+/// A scene cell's results (units in the names; `None` where the scene has no such thing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SceneCellResult {
+    /// Every body's verdict, in the scene's order.
+    pub bodies: Vec<BodyVerdict>,
+    /// A lone box on an incline: `stay`, `slide` or `tip`, measured.
+    pub slide_or_tip: Option<String>,
+    /// …and by the closed form.
+    pub slide_or_tip_analytic: Option<String>,
+    /// Its tan θ.
+    pub tan_theta: Option<f64>,
+    /// Its width over its height.
+    pub w_over_b: Option<f64>,
+    /// μ_s between it and its support.
+    pub mu_static: Option<f64>,
+    /// μ_k.
+    pub mu_kinetic: Option<f64>,
+    /// Its largest rotation, degrees.
+    pub max_rotation_deg: Option<f64>,
+    /// Its displacement along the surface at the end, m.
+    pub displacement_m: Option<f64>,
+    /// A spring on a belt: the measured cycle (none when no full cycle was seen).
+    pub cycle: Option<CycleValues>,
+    /// …the closed form.
+    pub cycle_analytic: Option<CycleValues>,
+    /// …and what the closed form took.
+    pub cycle_inputs: Option<CycleInputs>,
+    /// Newton iterations over the run.
+    pub newton_iterations: usize,
+    /// Most Newton iterations in one step.
+    pub max_iterations_in_step: usize,
+    /// Time steps taken.
+    pub steps: usize,
+}
+
 /// How a cell ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The run finished.
     Done(CellResult),
+    /// The run of a scene cell finished.
+    DoneScene(SceneCellResult),
     /// The run failed (the solver, a panic); the sweep went on.
     Failed {
         /// The error, one line.

@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::scene::case_file::{CaseError, parse_case_toml, read_case_file};
-use crate::scene::{Override, Scene};
+use crate::scene::multibody::MultibodyScene;
+use crate::scene::{CaseKind, Override, Scene};
 
 use super::SweepError;
 
@@ -36,6 +37,52 @@ use super::SweepError;
 /// (sin θ, cos θ) once normalised. It replaces the base case's `slope.normal` (a base case that
 /// states `slope.angle_deg` instead is rejected: a slope states exactly one of the two).
 pub const TAN_THETA_KEY: &str = "slope.tan_theta";
+
+/// The derived axis key for a scene's incline (`kind = "scene"` base cases):
+/// `gravity.tan_theta = t` sets `gravity.incline_deg` to atan(t) in degrees, so that gravity is
+/// g (sin θ, −cos θ) with tan θ = t. It replaces the base case's `gravity.incline_deg` (a base
+/// case that states `gravity.acceleration` instead is rejected: gravity states one of them).
+pub const SCENE_TAN_THETA_KEY: &str = "gravity.tan_theta";
+
+/// What a sweep's base case is, by its `kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepKind {
+    /// The square on the slope (`kind = "slope_square"`, or no `kind`).
+    Slope,
+    /// A scene of bodies, obstacles and drivers (`kind = "scene"`).
+    Scene,
+}
+
+/// The result columns of `map.csv` a scene sweep may `record` besides one `BODY.verdict` per
+/// body of the base case (all by default, the bodies' first), in their order: the lone box's
+/// slide or tip ([`crate::run::multibody::slide_or_tip`]) and the belt oscillator's measured
+/// and closed-form cycle (SPEC.md §8).
+pub const SCENE_RESULT_COLUMNS: [&str; 21] = [
+    "slide_or_tip",
+    "slide_or_tip_analytic",
+    "tan_theta",
+    "w_over_b",
+    "max_rotation_deg",
+    "displacement_m",
+    "f_max_N",
+    "f_max_N_analytic",
+    "f_min_N",
+    "f_min_N_analytic",
+    "t_stick_s",
+    "t_stick_s_analytic",
+    "t_slip_s",
+    "t_slip_s_analytic",
+    "period_s",
+    "period_s_analytic",
+    "cycles",
+    "newton_iterations",
+    "max_iterations_in_step",
+    "steps",
+    "error",
+];
+
+/// The suffix of a per-body verdict column of a scene sweep (`block.verdict`).
+pub const BODY_VERDICT_SUFFIX: &str = ".verdict";
 
 /// At most this many cells in a sweep (each writes a file of ~1 kB).
 pub const MAX_CELLS: usize = 1_000_000;
@@ -119,6 +166,11 @@ pub struct Sweep {
     pub name: String,
     /// The base case as written in the sweep file (the path messages of the cells name).
     pub case_as_written: String,
+    /// The base case's path (the sweep file's folder joined with it): a scene's mesh files are
+    /// relative to it.
+    pub case_path: PathBuf,
+    /// The base case's kind.
+    pub kind: SweepKind,
     /// Its text.
     pub case_text: String,
     /// The axes.
@@ -176,13 +228,52 @@ fn normalised_key(key: &str) -> Result<String, String> {
 
 /// The case key an axis with the (normalised) `key` sets, as a path: [`TAN_THETA_KEY`] sets
 /// `slope.normal`.
-fn target_path(key: &str) -> Vec<String> {
-    let key = if key == TAN_THETA_KEY {
-        "slope.normal"
-    } else {
-        key
+fn target_path(kind: SweepKind, key: &str, base: &toml::Table) -> Vec<String> {
+    let key = match (kind, key) {
+        (SweepKind::Slope, TAN_THETA_KEY) => "slope.normal",
+        (SweepKind::Scene, SCENE_TAN_THETA_KEY) => "gravity.incline_deg",
+        _ => key,
     };
-    key.split('.').map(str::to_string).collect()
+    match vector_component(key, base) {
+        Some((vector, _, _)) => vector,
+        None => key.split('.').map(str::to_string).collect(),
+    }
+}
+
+/// A component axis: `KEY.x` or `KEY.y` where the base case (with the sweep's `set`) holds an
+/// array of two numbers at `KEY`. Returns KEY's path, the component's index and the vector.
+fn vector_component(key: &str, base: &toml::Table) -> Option<(Vec<String>, usize, [f64; 2])> {
+    let (vector, component) = key.rsplit_once('.')?;
+    let index = match component {
+        "x" => 0,
+        "y" => 1,
+        _ => return None,
+    };
+    let path: Vec<String> = vector.split('.').map(str::to_string).collect();
+    let (last, parents) = path.split_last()?;
+    let mut table = base;
+    for part in parents {
+        table = table.get(part)?.as_table()?;
+    }
+    let number = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
+    match table.get(last)?.as_array()?.as_slice() {
+        [a, b] => Some((path, index, [number(a)?, number(b)?])),
+        _ => None,
+    }
+}
+
+/// A number of an axis value.
+fn axis_number(value: &toml::Value) -> Result<f64, String> {
+    let t = match value {
+        toml::Value::Float(f) => *f,
+        toml::Value::Integer(i) => *i as f64,
+        other => return Err(format!("must be a number, got {}", other.type_str())),
+    };
+    if t.is_finite() {
+        Ok(t)
+    } else {
+        Err(format!("must be finite, got {t}"))
+    }
 }
 
 /// An axis value in one canonical text per case value: numbers by value (`1` and `1.0` are
@@ -216,17 +307,34 @@ fn canonical_value(v: &toml::Value) -> String {
     }
 }
 
-/// The override an axis value makes.
-fn axis_override(key: &str, value: &toml::Value) -> Result<Override, String> {
-    if key == TAN_THETA_KEY {
-        let t = match value {
-            toml::Value::Float(f) => *f,
-            toml::Value::Integer(i) => *i as f64,
-            other => return Err(format!("must be a number, got {}", other.type_str())),
-        };
-        if !t.is_finite() {
-            return Err(format!("must be finite, got {t}"));
-        }
+/// The override an axis value makes: `key` of a base case of `kind` whose document, with the
+/// sweep's `set`, is `base`.
+fn axis_override(
+    kind: SweepKind,
+    key: &str,
+    value: &toml::Value,
+    base: &toml::Table,
+) -> Result<Override, String> {
+    if kind == SweepKind::Scene && key == SCENE_TAN_THETA_KEY {
+        let t = axis_number(value)?;
+        let degrees = toml::Value::Float(t.atan().to_degrees());
+        return Ok(Override {
+            path: vec!["gravity".into(), "incline_deg".into()],
+            setting: format!("gravity.incline_deg={degrees}"),
+            value: degrees,
+        });
+    }
+    if let Some((path, index, mut vector)) = vector_component(key, base) {
+        vector[index] = axis_number(value)?;
+        let array = toml::Value::Array(vector.iter().map(|&c| toml::Value::Float(c)).collect());
+        return Ok(Override {
+            setting: format!("{}={array}", path.join(".")),
+            path,
+            value: array,
+        });
+    }
+    if kind == SweepKind::Slope && key == TAN_THETA_KEY {
+        let t = axis_number(value)?;
         let normal = toml::Value::Array(vec![toml::Value::Float(t), toml::Value::Float(1.0)]);
         return Ok(Override {
             path: vec!["slope".into(), "normal".into()],
@@ -286,8 +394,26 @@ impl Sweep {
             )
         })?;
         let case_as_written = parsed.case.clone();
-        let scene_of = |overrides: &[Override]| {
-            Scene::from_toml_with_overrides(&case_text, Path::new(&case_as_written), overrides)
+        // A scene of bodies is swept as a scene; every other kind goes to the slope's loader,
+        // which says why it is not a slope case.
+        let kind = match CaseKind::of_text(&case_text, &case_path) {
+            Ok(CaseKind::Scene) => SweepKind::Scene,
+            _ => SweepKind::Slope,
+        };
+        let scene_of = |overrides: &[Override]| -> Result<(), CaseError> {
+            match kind {
+                SweepKind::Slope => {
+                    Scene::from_toml_with_overrides(
+                        &case_text,
+                        Path::new(&case_as_written),
+                        overrides,
+                    )?;
+                }
+                SweepKind::Scene => {
+                    MultibodyScene::from_toml(&case_text, &case_path, overrides)?;
+                }
+            }
+            Ok(())
         };
         let mut set = Vec::new();
         for (k, s) in parsed.set.iter().enumerate() {
@@ -302,6 +428,13 @@ impl Sweep {
                 ),
             )
         })?;
+        // The base case's document with `set` applied: what a component axis reads its
+        // vector from, and a scene's bodies (its verdict columns).
+        let mut base: toml::Table = toml::from_str(&case_text).unwrap_or_default();
+        for o in &set {
+            // The case accepted these overrides above.
+            let _ = o.apply(&mut base);
+        }
         if parsed.axis.is_empty() {
             return Err(invalid(
                 "axis",
@@ -323,7 +456,7 @@ impl Sweep {
                 return Err(axis_err("the key must not be empty".into()));
             }
             let key = normalised_key(&a.key).map_err(axis_err)?;
-            let target = target_path(&key);
+            let target = target_path(kind, &key, &base);
             let overlaps = |p: &[String]| p.starts_with(&target) || target.starts_with(p);
             if let Some(j) = targets.iter().position(|t| overlaps(t)) {
                 return Err(axis_err(format!(
@@ -350,7 +483,7 @@ impl Sweep {
                 }
             }
             for v in &values {
-                let o = axis_override(&key, v)
+                let o = axis_override(kind, &key, v, &base)
                     .map_err(|rule| axis_err(format!("value {v}: {rule}")))?;
                 let mut overrides = set.clone();
                 overrides.push(o);
@@ -385,7 +518,9 @@ impl Sweep {
             let mut overrides = set.clone();
             for (a, v) in axes.iter().zip(&inputs) {
                 // Every value made its override above.
-                overrides.push(axis_override(&a.key, v).map_err(|rule| invalid("axis", rule))?);
+                overrides.push(
+                    axis_override(kind, &a.key, v, &base).map_err(|rule| invalid("axis", rule))?,
+                );
             }
             let id = format!("c{index:0width$}");
             scene_of(&overrides).map_err(|e| {
@@ -410,28 +545,39 @@ impl Sweep {
                 overrides,
             });
         }
+        let columns: Vec<String> = match kind {
+            SweepKind::Slope => RESULT_COLUMNS.iter().map(|s| s.to_string()).collect(),
+            SweepKind::Scene => base
+                .get("bodies")
+                .and_then(toml::Value::as_table)
+                .map(|t| {
+                    t.keys()
+                        .map(|b| format!("{b}{BODY_VERDICT_SUFFIX}"))
+                        .collect::<Vec<String>>()
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .chain(SCENE_RESULT_COLUMNS.iter().map(|s| s.to_string()))
+                .collect(),
+        };
         let record = match parsed.record {
-            None => RESULT_COLUMNS.iter().map(|s| s.to_string()).collect(),
+            None => columns,
             Some(r) if r.is_empty() => {
                 return Err(invalid("record", "must name at least one column".into()));
             }
             Some(r) => {
                 for c in &r {
-                    if !RESULT_COLUMNS.contains(&c.as_str()) {
+                    if !columns.contains(c) {
                         return Err(invalid(
                             "record",
                             format!(
                                 "unknown column `{c}`; the columns are {}",
-                                RESULT_COLUMNS.join(", ")
+                                columns.join(", ")
                             ),
                         ));
                     }
                 }
-                RESULT_COLUMNS
-                    .iter()
-                    .filter(|c| r.iter().any(|x| x == *c))
-                    .map(|s| s.to_string())
-                    .collect()
+                columns.into_iter().filter(|c| r.contains(c)).collect()
             }
         };
         let hash = fnv1a64(&[&text, &case_text]);
@@ -440,12 +586,20 @@ impl Sweep {
             text,
             name,
             case_as_written,
+            case_path,
+            kind,
             case_text,
             axes,
             record,
             cells,
             hash,
         })
+    }
+
+    /// The validated scene of bodies of `cell` (a sweep of [`SweepKind::Scene`]; built as
+    /// [`Sweep::load`] checked it).
+    pub fn multibody(&self, cell: &Cell) -> Result<MultibodyScene, CaseError> {
+        MultibodyScene::from_toml(&self.case_text, &self.case_path, &cell.overrides)
     }
 
     /// The validated scene of `cell` (built as [`Sweep::load`] checked it).
@@ -543,7 +697,13 @@ mod tests {
 
     #[test]
     fn tan_theta_sets_the_books_normal() {
-        let o = axis_override(TAN_THETA_KEY, &toml::Value::Float(0.1)).unwrap();
+        let o = axis_override(
+            SweepKind::Slope,
+            TAN_THETA_KEY,
+            &toml::Value::Float(0.1),
+            &toml::Table::new(),
+        )
+        .unwrap();
         assert_eq!(o.key(), "slope.normal");
         assert_eq!(
             o.value,

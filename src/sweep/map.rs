@@ -6,7 +6,8 @@
 //! 3. the cross-check's stick/slide agreement (red at or below [`AGREEMENT_FLOOR`], green at 1).
 //!
 //! Missing, corrupt and failed cells are light grey, black for failed. The caller registers the
-//! font (`text`) and writes the PNG.
+//! font (`text`) and writes the PNG. A sweep over a scene case has its own figure
+//! ([`super::scene_map`]).
 
 use plotters::prelude::*;
 
@@ -29,7 +30,7 @@ pub fn verdict_colour(state: &str) -> RGBColor {
     }
 }
 
-const NO_DATA: RGBColor = RGBColor(225, 225, 225);
+pub(crate) const NO_DATA: RGBColor = RGBColor(225, 225, 225);
 const FAILED: RGBColor = RGBColor(0, 0, 0);
 
 /// Linear blend of two colours, `f` in [0, 1].
@@ -41,7 +42,7 @@ fn blend(a: RGBColor, b: RGBColor, f: f64) -> RGBColor {
 
 /// The rectangle edges around sorted, distinct `centres`: midpoints between neighbours, and
 /// half a gap beyond the ends.
-fn edges(centres: &[f64]) -> Vec<f64> {
+pub(crate) fn edges(centres: &[f64]) -> Vec<f64> {
     let n = centres.len();
     if n == 1 {
         return vec![centres[0] - 0.5, centres[0] + 0.5];
@@ -56,7 +57,7 @@ fn edges(centres: &[f64]) -> Vec<f64> {
 }
 
 /// Sorted distinct values and the position of each original.
-fn axis_positions(values: &[f64]) -> (Vec<f64>, Vec<usize>) {
+pub(crate) fn axis_positions(values: &[f64]) -> (Vec<f64>, Vec<usize>) {
     let mut sorted: Vec<f64> = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted.dedup();
@@ -76,6 +77,9 @@ pub fn render(
     text: bool,
 ) -> Option<Result<Vec<u8>, String>> {
     let m = &collected.manifest;
+    if m.kind.is_some() {
+        return super::scene_map::render(collected, width, height, text);
+    }
     if m.axes.len() < 2 {
         return None;
     }
@@ -118,7 +122,7 @@ fn draw(
         .records()
         .filter_map(|r| match &r.outcome {
             Outcome::Done(res) => Some(res.downhill_distance_m.abs()),
-            Outcome::Failed { .. } => None,
+            Outcome::DoneScene(_) | Outcome::Failed { .. } => None,
         })
         .filter(|d| *d > 0.0 && d.is_finite())
         .collect();
@@ -173,7 +177,7 @@ fn draw(
                 let colour = match &c.state {
                     CellState::Missing | CellState::Corrupt(_) => NO_DATA,
                     CellState::Finished(r) => match &r.outcome {
-                        Outcome::Failed { .. } => FAILED,
+                        Outcome::Failed { .. } | Outcome::DoneScene(_) => FAILED,
                         Outcome::Done(res) => match p {
                             0 => verdict_colour(&res.verdict),
                             1 => {

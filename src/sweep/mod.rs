@@ -9,17 +9,20 @@
 //! * [`pool`]: runs cells on worker threads with a progress bar.
 //! * [`collect`]: merges the cell files into `map.csv` and reports missing, corrupt and failed
 //!   cells.
-//! * [`map`]: the map figure (verdict, downhill distance, cross-check agreement).
+//! * [`map`]: the map figure (verdict, downhill distance, cross-check agreement);
+//!   [`scene_map`]: a scene sweep's (slide or tip, the stick–slip cycle against SPEC.md §8).
 //!
 //! This module does not run the solver itself: the caller ([`crate::app`]'s `sweep` command)
 //! hands [`pool::run_cells`] the function that runs one cell, so that `sweep` depends on
-//! `scene` only and the module graph keeps no cycle.
+//! `scene` (and on `run` for the closed-form stick–slip cycle its figure draws) but not on
+//! `app`, and the module graph keeps no cycle.
 
 pub mod collect;
 pub mod dir;
 pub mod file;
 pub mod map;
 pub mod pool;
+pub mod scene_map;
 pub mod shard;
 
 use std::path::PathBuf;

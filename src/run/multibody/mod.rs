@@ -1,14 +1,17 @@
 //! A scene's run (`kind = "scene"`, SPEC.md §7–8): steps its system, keeps one trajectory row
 //! per step with every body's centroid, velocity and rotation and every driver's force, and
 //! gives each body's verdict, and for a spring on a belt the stick–slip cycle, for a spring
-//! pulling a block its breakaway, each beside the closed form of SPEC.md §8.
+//! pulling a block its breakaway, for a lone box on an incline whether it stays, slides or tips,
+//! each beside the closed form of SPEC.md §8.
 
+pub mod slide_or_tip;
 mod support;
 
 use std::time::Instant;
 
 use serde::Serialize;
 
+pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
@@ -123,6 +126,30 @@ pub struct StickSlipCycle {
     pub period_s: f64,
 }
 
+impl StickSlipCycle {
+    /// SPEC.md §8's cycle of a block of mass `m` (kg) pressed on a belt by `n` (N), with
+    /// coefficients μ_s ≥ μ_k, held by a spring of stiffness `k` (N/m) to a fixed anchor, the
+    /// belt at speed `v` (m/s): it sticks until the spring force reaches μ_s N, slips on a
+    /// half-oscillation of ω = √(k/m) about the kinetic balance μ_k N, and sticks again at
+    /// (2 μ_k − μ_s) N: ΔF = 2 (μ_s − μ_k) N, t_stick = ΔF/(k v), t_slip = (π + 2α)/ω with
+    /// α = arctan(v/(ω A₀)), A₀ = (μ_s − μ_k) N/k.
+    pub fn closed_form(m: f64, n: f64, mu_static: f64, mu_kinetic: f64, k: f64, v: f64) -> Self {
+        let a0 = (mu_static - mu_kinetic) * n / k;
+        let omega = (k / m).sqrt();
+        let alpha = (v / (omega * a0)).atan();
+        let drop = 2.0 * (mu_static - mu_kinetic) * n;
+        let t_stick = drop / (k * v);
+        let t_slip = (std::f64::consts::PI + 2.0 * alpha) / omega;
+        StickSlipCycle {
+            f_max_n: mu_static * n,
+            f_min_n: (2.0 * mu_kinetic - mu_static) * n,
+            t_stick_s: t_stick,
+            t_slip_s: t_slip,
+            period_s: t_stick + t_slip,
+        }
+    }
+}
+
 /// The measured cycle with how many full cycles it averages.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct MeasuredCycle {
@@ -234,6 +261,10 @@ pub struct SceneSummary {
     pub stack: Option<StackAccelerations>,
     /// …and SPEC.md §8's.
     pub stack_analytic: Option<StackAccelerations>,
+    /// For a lone box started at rest on an incline: whether it stayed, slid or tipped.
+    pub slide_or_tip: Option<SlideOrTip>,
+    /// …and the closed form ([`slide_or_tip`]).
+    pub slide_or_tip_analytic: Option<SlideOrTipAnalytic>,
     /// Solver statistics.
     pub solver: SolverTotals,
     /// Wall time of the run, s.
@@ -628,26 +659,22 @@ impl SceneRunner {
             .get(k, support.member)
     }
 
+    /// What [`StickSlipCycle::closed_form`] takes for the belt oscillator, if the scene has
+    /// one: the block's mass (kg), its weight's component into the belt (N), the coefficients,
+    /// the spring's stiffness (N/m) and the belt's speed (m/s).
+    pub fn stick_slip_inputs(&self) -> Option<(f64, f64, crate::contact::Coefficients, f64, f64)> {
+        let (_, k, s, stiffness) = self.belt_spring()?;
+        let (m, n) = self.load(k, &s);
+        let mu = self.coefficients(k, &s);
+        Some((m, n, mu, stiffness, s.surface_speed.abs()))
+    }
+
     /// The measured and the analytic stick–slip cycle of the belt oscillator, if the scene has
     /// one (SPEC.md §8).
     pub fn stick_slip(&self) -> Option<(Option<MeasuredCycle>, StickSlipCycle)> {
         let (d, k, s, stiffness) = self.belt_spring()?;
-        let (m, n) = self.load(k, &s);
-        let mu = self.coefficients(k, &s);
-        let v = s.surface_speed.abs();
-        let a0 = (mu.mu_static - mu.mu_kinetic) * n / stiffness;
-        let omega = (stiffness / m).sqrt();
-        let alpha = (v / (omega * a0)).atan();
-        let drop = 2.0 * (mu.mu_static - mu.mu_kinetic) * n;
-        let t_stick = drop / (stiffness * v);
-        let t_slip = (std::f64::consts::PI + 2.0 * alpha) / omega;
-        let analytic = StickSlipCycle {
-            f_max_n: mu.mu_static * n,
-            f_min_n: (2.0 * mu.mu_kinetic - mu.mu_static) * n,
-            t_stick_s: t_stick,
-            t_slip_s: t_slip,
-            period_s: t_stick + t_slip,
-        };
+        let (m, n, mu, _, v) = self.stick_slip_inputs()?;
+        let analytic = StickSlipCycle::closed_form(m, n, mu.mu_static, mu.mu_kinetic, stiffness, v);
         let (on, off) = self.slip_events(k);
         let force = |i: usize| self.rows[i].drivers[d].dot(&s.tangent).abs();
         // Full cycles after the first slip: onset k, re-stick after it, the next onset.
@@ -803,6 +830,72 @@ impl SceneRunner {
         Some((measured, analytic))
     }
 
+    /// A lone box on an incline, if the scene is one (one body, no driver, at rest at t = 0,
+    /// resting at the end on a fixed obstacle with gravity pressing it on): what it did and
+    /// the closed form ([`slide_or_tip`]). Its width and height are its nodes' extents along
+    /// and across the support at t = 0 (a box or square placed flat on it).
+    pub fn slide_or_tip(&self) -> Option<(SlideOrTip, SlideOrTipAnalytic)> {
+        let sc = &self.scene;
+        if sc.bodies.len() != 1 || !sc.drivers.is_empty() || sc.bodies[0].velocity != Vec2::zeros()
+        {
+            return None;
+        }
+        let s = self.support(0)?;
+        if s.body(sc).is_some() || s.surface_speed != 0.0 {
+            return None;
+        }
+        let into = sc.gravity.dot(&-s.normal);
+        if into <= 0.0 {
+            return None;
+        }
+        let extent = |axis: &Vec2| {
+            let (lo, hi) = sc.bodies[0]
+                .mesh
+                .x0
+                .iter()
+                .map(|x| x.dot(axis))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                    (lo.min(p), hi.max(p))
+                });
+            hi - lo
+        };
+        let (width, height) = (extent(&s.tangent), extent(&s.normal));
+        let mu = self.coefficients(0, &s);
+        let tan_theta = sc.gravity.dot(&s.tangent).abs() / into;
+        let analytic = SlideOrTipAnalytic {
+            outcome: slide_or_tip::Outcome::analytic(
+                tan_theta,
+                mu.mu_static,
+                mu.mu_kinetic,
+                width / height,
+            ),
+            tan_theta,
+            mu_static: mu.mu_static,
+            mu_kinetic: mu.mu_kinetic,
+            width_m: width,
+            height_m: height,
+            w_over_b: width / height,
+        };
+        let max_rotation_deg = self
+            .rows
+            .iter()
+            .map(|r| r.bodies[0].rotation.abs())
+            .fold(0.0, f64::max)
+            .to_degrees();
+        let (first, last) = (self.rows.first()?, self.rows.last()?);
+        let displacement_m = Vec2::new(
+            last.bodies[0].x - first.bodies[0].x,
+            last.bodies[0].y - first.bodies[0].y,
+        )
+        .dot(&s.tangent);
+        let measured = SlideOrTip {
+            outcome: slide_or_tip::Outcome::measured(max_rotation_deg, displacement_m, width),
+            max_rotation_deg,
+            displacement_m,
+        };
+        Some((measured, analytic))
+    }
+
     /// The run's summary.
     pub fn summary(&self) -> SceneSummary {
         let sc = &self.scene;
@@ -852,6 +945,10 @@ impl SceneRunner {
             Some((m, a)) => (Some(m), Some(a)),
             None => (None, None),
         };
+        let (slide_or_tip, slide_or_tip_analytic) = match self.slide_or_tip() {
+            Some((m, a)) => (Some(m), Some(a)),
+            None => (None, None),
+        };
         SceneSummary {
             case: sc.name.clone(),
             source: sc.source.as_ref().map(|p| p.display().to_string()),
@@ -873,6 +970,8 @@ impl SceneRunner {
             breakaway_analytic,
             stack,
             stack_analytic,
+            slide_or_tip,
+            slide_or_tip_analytic,
             solver: self.totals,
             wall_seconds: self.started.elapsed().as_secs_f64(),
         }

@@ -224,8 +224,7 @@ impl MultibodyScene {
         if f.kind != SCENE_KIND {
             return Err(v.invalid("kind", &format!("must be \"{SCENE_KIND}\""), &f.kind));
         }
-        v.finite2("gravity.acceleration", f.gravity.acceleration)?;
-        let gravity = Vector2::from(f.gravity.acceleration);
+        let gravity = v.gravity(&f.gravity)?;
         if f.bodies.is_empty() {
             return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
         }
@@ -294,7 +293,8 @@ impl MultibodyScene {
             }
         }
         let fr = &f.friction;
-        let friction = v.coefficients("friction", fr.mu_static, fr.mu_kinetic)?;
+        let (mu_s, mu_k) = v.mu_pair(fr.mu, fr.mu_static, fr.mu_kinetic)?;
+        let friction = v.coefficients("friction", mu_s, mu_k)?;
         v.positive("friction.eps_v", fr.eps_v)?;
         v.positive("friction.lagging_tol", fr.lagging_tol)?;
         v.max_lagging("friction.max_lagging", fr.max_lagging)?;
@@ -465,6 +465,48 @@ fn node_set(local: &[Vec2], set: &str) -> Vec<usize> {
 
 /// The rules of a scene's bodies, obstacles and drivers.
 impl Validator<'_> {
+    /// Gravity from `gravity.acceleration`, or from `gravity.incline_deg` θ in [0, 90) and
+    /// `gravity.magnitude` g > 0 (default [`schema::STANDARD_GRAVITY`]) as g (sin θ, −cos θ):
+    /// exactly one of `acceleration` and `incline_deg`.
+    fn gravity(&self, g: &schema::GravitySection) -> Result<Vec2, CaseError> {
+        match (g.acceleration, g.incline_deg) {
+            (Some(a), None) => {
+                if g.magnitude.is_some() {
+                    return Err(self.invalid(
+                        "gravity.magnitude",
+                        "goes with gravity.incline_deg only (gravity.acceleration states the magnitude)",
+                        "magnitude with acceleration",
+                    ));
+                }
+                self.finite2("gravity.acceleration", a)?;
+                Ok(Vector2::from(a))
+            }
+            (None, Some(theta)) => {
+                if !(theta.is_finite() && (0.0..90.0).contains(&theta)) {
+                    return Err(self.invalid(
+                        "gravity.incline_deg",
+                        "must be in [0, 90) degrees",
+                        theta,
+                    ));
+                }
+                let magnitude = g.magnitude.unwrap_or(schema::STANDARD_GRAVITY);
+                self.positive("gravity.magnitude", magnitude)?;
+                let t = theta.to_radians();
+                Ok(magnitude * Vector2::new(t.sin(), -t.cos()))
+            }
+            (Some(_), Some(_)) => Err(self.invalid(
+                "gravity.incline_deg",
+                "state either gravity.acceleration or gravity.incline_deg, not both",
+                "both",
+            )),
+            (None, None) => Err(self.invalid(
+                "gravity",
+                "missing: state acceleration = [x, y], or incline_deg (with magnitude, default 9.81 m/s^2)",
+                "nothing",
+            )),
+        }
+    }
+
     fn coefficients(&self, key: &str, mu_s: f64, mu_k: f64) -> Result<Coefficients, CaseError> {
         self.non_negative(&format!("{key}.mu_static"), mu_s)?;
         self.non_negative(&format!("{key}.mu_kinetic"), mu_k)?;

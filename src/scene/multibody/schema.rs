@@ -176,14 +176,29 @@ fn default_nodes() -> String {
     "all".into()
 }
 
-/// `[gravity]`.
+/// `[gravity]`: the acceleration as a vector, or the ground's frame tilted by an incline
+/// (exactly one of `acceleration` and `incline_deg`).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct GravitySection {
     /// Gravitational acceleration, m/s².
-    #[serde(deserialize_with = "exactly_two")]
-    pub acceleration: [f64; 2],
+    #[serde(
+        default,
+        deserialize_with = "exactly_two_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub acceleration: Option<[f64; 2]>,
+    /// The incline θ, degrees in [0, 90): gravity g (sin θ, −cos θ), so that level ground
+    /// (normal (0, 1)) is a slope of angle θ descending towards +x (SPEC.md §8's slide or tip).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incline_deg: Option<f64>,
+    /// g with `incline_deg`, m/s² (default [`STANDARD_GRAVITY`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub magnitude: Option<f64>,
 }
+
+/// g with `gravity.incline_deg` when `gravity.magnitude` is absent, m/s² (the book's 9.81).
+pub const STANDARD_GRAVITY: f64 = 9.81;
 
 /// `[friction.pairs.NAME]`: the coefficients between two named bodies or obstacles.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -197,15 +212,22 @@ pub struct FrictionPairSection {
     pub mu_kinetic: f64,
 }
 
-/// `[friction]`: smoothed Coulomb friction (SPEC.md §2, §6): the default coefficients, per-pair
-/// entries, the smoothing speed and the lagging.
+/// `[friction]`: smoothed Coulomb friction (SPEC.md §2, §6): the default coefficients (`mu`
+/// alone, or both `mu_static` and `mu_kinetic`), per-pair entries, the smoothing speed and the
+/// lagging.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FrictionSection {
+    /// One coefficient μ for sticking and sliding (μ_s = μ_k = μ), instead of `mu_static` and
+    /// `mu_kinetic`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu: Option<f64>,
     /// The default μ_s.
-    pub mu_static: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu_static: Option<f64>,
     /// The default μ_k.
-    pub mu_kinetic: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu_kinetic: Option<f64>,
     /// Smoothing speed ε_v, m/s.
     pub eps_v: f64,
     /// `"semi-implicit"` (default) or `"implicit"`.

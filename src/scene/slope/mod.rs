@@ -628,7 +628,18 @@ fn check_derived(v: &Validator, scene: &Scene, mesh: &crate::scene::Mesh) -> Res
 impl Validator<'_> {
     /// (μ_s, μ_k) from `mu` alone or `mu_static` with `mu_kinetic`.
     fn friction_coefficients(&self, f: &FrictionSection) -> Result<(f64, f64), CaseError> {
-        match (f.mu, f.mu_static, f.mu_kinetic) {
+        self.mu_pair(f.mu, f.mu_static, f.mu_kinetic)
+    }
+
+    /// (μ_s, μ_k) from `friction.mu` alone or `friction.mu_static` with `friction.mu_kinetic`
+    /// (the slope's and a scene's `[friction]`).
+    pub(crate) fn mu_pair(
+        &self,
+        mu: Option<f64>,
+        mu_static: Option<f64>,
+        mu_kinetic: Option<f64>,
+    ) -> Result<(f64, f64), CaseError> {
+        match (mu, mu_static, mu_kinetic) {
             (Some(mu), None, None) => {
                 self.non_negative("friction.mu", mu)?;
                 Ok((mu, mu))
