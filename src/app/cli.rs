@@ -11,6 +11,7 @@ use crate::app::output::{
 use crate::app::plot::{self, PlotArgs, PlotError};
 use crate::app::rigid_command::{self, RigidCommandError};
 use crate::app::scene_command::{self, SceneCommandError};
+use crate::app::scene_plot;
 use crate::app::sweep_command::{self, SweepCommandError};
 use crate::console::{BadOption, EmitError, Progress, check_overrides, check_positive, emit};
 use crate::cross_check::impulse_law::{ImpulseBackend, SharedBackend};
@@ -563,7 +564,10 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             }
             Ok(view::view_command(a)?)
         }
-        Some(Command::Plot(a)) => Ok(plot::plot_command(a)?),
+        Some(Command::Plot(a)) => match scene_plot::one_scene_case(&a.cases)? {
+            Some(case) => Ok(scene_plot::plot_scene(a, case)?),
+            None => Ok(plot::plot_command(a)?),
+        },
         Some(Command::Sweep(a)) => Ok(sweep_command::sweep_command(a)?),
     }
 }

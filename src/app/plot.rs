@@ -6,7 +6,8 @@
 //! Both output paths are checked before anything runs ([`crate::app::output`]): the figure
 //! replaces only a figure `plot` wrote, the data directory only plotted data.
 //!
-//! One case of `kind = "scene"` gets its own figure instead ([`crate::app::scene_plot`]).
+//! One case of `kind = "scene"` gets its own figure instead (`crate::app::scene_plot`, which
+//! the CLI dispatches to).
 //!
 //! Text (title, axis labels, legend) is drawn in DejaVu Sans, read at run time from
 //! [`crate::graphics::FONT_PATHS`] (or the file named by `STICKSLIP_FONT`); without it the figure is drawn without
@@ -260,40 +261,22 @@ pub(crate) fn refuse_figure_inside_data(figure: &Path, data: &Path) -> Result<()
     Ok(())
 }
 
-/// The case file when `cases` is one scene case (`kind = "scene"`); a scene among several
-/// cases is refused (its figure is its own, not a curve beside others).
-fn one_scene_case(cases: &[PathBuf]) -> Result<Option<&Path>, PlotError> {
-    use crate::scene::CaseKind;
-    let mut scene = None;
-    for case in cases {
-        if CaseKind::of_file(case)? == CaseKind::Scene {
-            scene = Some(case);
+/// The figure's size rule: 200 to 8000 px each way.
+pub fn check_size(args: &PlotArgs) -> Result<(), BadOption> {
+    for (option, v) in [("--width", args.width), ("--height", args.height)] {
+        if !(200..=8000).contains(&v) {
+            return Err(BadOption::new(option, "must be between 200 and 8000 px", v));
         }
     }
-    match (scene, cases.len()) {
-        (None, _) => Ok(None),
-        (Some(case), 1) => Ok(Some(case)),
-        (Some(case), n) => Err(BadOption::new(
-            "CASES",
-            "a scene case is plotted alone (its figure is its own): give it as the only case",
-            format!("{} among {n} cases", case.display()),
-        )
-        .into()),
-    }
+    Ok(())
 }
 
-/// Runs `stickslip plot`.
+/// Runs `stickslip plot` for slope cases (one scene case goes to
+/// [`crate::app::scene_plot::plot_scene`] instead; the CLI chooses).
 pub fn plot_command(args: &PlotArgs) -> Result<(), PlotError> {
     check_positive("--duration", args.duration)?;
     check_positive("--tol", args.tol)?;
-    for (option, v) in [("--width", args.width), ("--height", args.height)] {
-        if !(200..=8000).contains(&v) {
-            return Err(BadOption::new(option, "must be between 200 and 8000 px", v).into());
-        }
-    }
-    if let Some(case) = one_scene_case(&args.cases)? {
-        return crate::app::scene_plot::plot_scene(args, case);
-    }
+    check_size(args)?;
     let scenes = crate::scene::builtin::load_slope_cases(&args.cases, &args.set)?;
     for scene in &scenes {
         check_overrides(scene, args.duration, args.tol)?;

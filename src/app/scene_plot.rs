@@ -14,13 +14,13 @@
 //! [`panels`] computes the figure's content from a finished [`SceneRunner`], apart from
 //! drawing ([`render`]), so tests can read what is drawn.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
 use crate::app::output::{OutputFile, StageError, StagedDir, WrittenBy};
 use crate::app::plot::{CURVE_WIDTH, PlotArgs, PlotError, plotters_font};
-use crate::console::{Progress, emit};
+use crate::console::{BadOption, Progress, emit};
 use crate::energy::Vec2;
 use crate::graphics::{CASE_COLOURS, Rgb, case_colour};
 use crate::number_format::Sig;
@@ -477,10 +477,34 @@ fn draw_panel(
     Ok(())
 }
 
+/// The case file when `cases` is one scene case (`kind = "scene"`); a scene among several
+/// cases is refused (its figure is its own, not a curve beside others).
+pub fn one_scene_case(cases: &[PathBuf]) -> Result<Option<&Path>, PlotError> {
+    use crate::scene::CaseKind;
+    let mut scene = None;
+    for case in cases {
+        if CaseKind::of_file(case)? == CaseKind::Scene {
+            scene = Some(case);
+        }
+    }
+    match (scene, cases.len()) {
+        (None, _) => Ok(None),
+        (Some(case), 1) => Ok(Some(case)),
+        (Some(case), n) => Err(BadOption::new(
+            "CASES",
+            "a scene case is plotted alone (its figure is its own): give it as the only case",
+            format!("{} among {n} cases", case.display()),
+        )
+        .into()),
+    }
+}
+
 /// `stickslip plot CASE.toml` for one scene case: checks every output path, runs it (with the
 /// run's progress line), writes the figure and, with `--data DIR`, the run's `trajectory.csv`
 /// and `summary.json` as `stickslip run` writes them.
 pub fn plot_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
+    crate::console::check_positive("--duration", args.duration)?;
+    crate::app::plot::check_size(args)?;
     if args.tol.is_some() {
         return Err(crate::console::BadOption::new(
             "--tol",
