@@ -3,12 +3,14 @@
 //! gives each body's verdict, and for a spring on a belt the stick–slip cycle, for a spring
 //! pulling a block its breakaway, each beside the closed form of SPEC.md §8.
 
+mod contact_state;
 mod support;
 
 use std::time::Instant;
 
 use serde::Serialize;
 
+pub use contact_state::ContactState;
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
