@@ -163,7 +163,7 @@ impl SceneCase {
             )
         });
         let every = (ANALYTIC_EVERY_S / self.scene.h).round().max(1.0) as usize;
-        if step % every == 0 || self.runner.done() {
+        if step.is_multiple_of(every) || self.runner.done() {
             self.judge_analytic(step);
         }
         self.record_chart();
