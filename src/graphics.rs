@@ -27,6 +27,13 @@ pub const NODE_SLIDING: Rgb = [230, 120, 0];
 pub const BARRIER_ARROW: Rgb = [170, 40, 170];
 /// Friction-force arrows.
 pub const FRICTION_ARROW: Rgb = [0, 160, 190];
+/// A scene's contact pair in the static-to-kinetic transition (between ε_v and 2 ε_v; the
+/// sticking and sliding ones are [`NODE_STICKING`] and [`NODE_SLIDING`]).
+pub const CONTACT_TRANSITION: Rgb = [205, 175, 0];
+/// The marks a belt (a half-space with a surface velocity) carries along with it.
+pub const BELT_MARK: Rgb = [200, 30, 70];
+/// A scene's drivers: springs, prescribed motions, forces.
+pub const DRIVER: Rgb = [100, 60, 160];
 /// Grid lines of the world scale.
 pub const GRID: Rgb = [222, 222, 228];
 /// Text.

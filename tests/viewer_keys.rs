@@ -576,3 +576,59 @@ fn escape_quits_the_live_viewer_and_cuts_headless_frames_short() {
     assert!(!out.exists(), "no screenshot from frames cut short");
     assert_no_partial(dir.path());
 }
+
+/// Scene cases (`kind = "scene"`) answer the same keys through the same window loop: S names
+/// the shot after the case file and step, space pauses, → takes one step, 2 shows the second
+/// case at the same step, F draws the contact-force arrows, R goes back to step 0, Q exits 0.
+#[test]
+fn the_live_viewer_answers_its_keys_on_scene_cases() {
+    if !can_run("live viewer keys on scenes") {
+        return;
+    }
+    let _one = lock();
+    let _x = XKeeper::start();
+    let dir = tempfile::tempdir().unwrap();
+    let case = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cases")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let (belt, stack) = (case("belt_stick_slip.toml"), case("stacked_blocks.toml"));
+    let mut v = Viewer::start(&[&belt, &stack], dir.path());
+    let first = v.first_screenshot();
+    assert_eq!(first.case, "belt_stick_slip", "{first:?}");
+
+    v.key(&["space"]);
+    let p1 = v.screenshot();
+    v.key(&["Right"]);
+    let s1 = v.screenshot();
+    assert_eq!(s1.step, p1.step + 1, "→: one step ({p1:?} then {s1:?})");
+
+    v.key(&["2"]);
+    let c2 = v.screenshot();
+    assert_eq!(
+        (c2.case.as_str(), c2.step),
+        ("stacked_blocks", s1.step),
+        "{c2:?}"
+    );
+
+    let arrows = |s: &Shot| Picture::read(&s.path).count(graphics::BARRIER_ARROW, CHANNEL_TOL);
+    assert_eq!(arrows(&c2), 0, "force arrows are off at the start");
+    v.key(&["f"]);
+    let f_on = v.screenshot();
+    assert!(
+        arrows(&f_on) >= 40,
+        "F: {} barrier-arrow pixels",
+        arrows(&f_on)
+    );
+
+    v.key(&["r"]);
+    let r = v.screenshot();
+    assert_eq!((r.case.as_str(), r.step), ("stacked_blocks", 0), "{r:?}");
+
+    let status = v.quit_with("q");
+    assert!(status.success(), "Q: {status}");
+    assert_no_partial(dir.path());
+}

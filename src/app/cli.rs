@@ -216,6 +216,7 @@ impl From<ViewError> for CliError {
             ViewError::Option(e) => CliError::Option(e),
             ViewError::Gpu(e) => CliError::Gpu(e),
             ViewError::Run(e) => CliError::Run(e),
+            ViewError::SceneRun(e) => CliError::Scene(e),
             // A usage error, like clap's: exit 2.
             ViewError::BounceWithCases(n) => CliError::Option(BadOption::new(
                 "--scene bounce",

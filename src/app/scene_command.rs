@@ -10,7 +10,7 @@ use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
 use crate::number_format::Short;
 use crate::run::multibody::{
-    SceneRunError, SceneRunner, SceneSummary, trajectory_header, trajectory_values,
+    ContactState, SceneRunError, SceneRunner, SceneSummary, trajectory_header, trajectory_values,
 };
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::{CaseError, Override};
@@ -125,23 +125,16 @@ pub const CONTACTS_HEADER: &str =
 /// Writes a scene's `contacts.csv` ([`CONTACTS_HEADER`]): `first` and `second` name the bodies
 /// or obstacles, `nodes` the stencil's nodes (space-separated, in the state vector's
 /// numbering), `slip_m_per_s` the tangential speed of the first primitive's closest point over
-/// the second's, `state` `stick` below ε_v, `slide` from 2 ε_v and `transition` between (the
-/// smoothed friction's coefficient, `contact::potentials::friction`).
+/// the second's, `state` `stick` up to ε_v, `slide` from 2 ε_v and `transition` between
+/// ([`ContactState`]: the smoothed friction's coefficient, `contact::potentials::friction`).
 pub fn write_contacts(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
-    use crate::contact::potentials::friction::KINETIC_FROM_EPS_V;
     let mut w = BufWriter::new(io(path, std::fs::File::create(path))?);
     io(path, writeln!(w, "{CONTACTS_HEADER}"))?;
     let eps_v = runner.scene.eps_v;
     for r in &runner.contact_rows {
         let nodes: Vec<String> = r.nodes[..r.len].iter().map(usize::to_string).collect();
         let slip = r.slip.norm();
-        let state = if slip <= eps_v {
-            "stick"
-        } else if slip >= KINETIC_FROM_EPS_V * eps_v {
-            "slide"
-        } else {
-            "transition"
-        };
+        let state = ContactState::of_slip(slip, eps_v).name();
         io(
             path,
             writeln!(

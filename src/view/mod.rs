@@ -4,10 +4,14 @@
 //!   per-step checks, node states and forces);
 //! * [`bounce`]: seed 001's bounce scene (three balls through the impulse law), a case of
 //!   `kind = "bounce"` (`cases/bounce.toml`);
+//! * [`multibody`]: a scene case's state (`kind = "scene"`, SPEC.md §7: a
+//!   [`SceneRunner`](crate::run::multibody::SceneRunner) stepped one step at a time, its lamps
+//!   and chart history); [`multibody_layout`] frames it and places a belt's marks (pure, for the
+//!   tests); `multibody_paint` paints it and `multibody_view` is its `SceneView`;
 //! * [`lamps`]: the strip of lamps (green while a check holds, red for good once it fails);
 //! * [`layout`]: the panels and the world→screen transforms (pure, for the tests);
 //! * `scene_view`: the trait `SceneView` a scene implements to be shown: step, paint its scene,
-//!   HUD and chart, give its lamps; `slope_view` and `bounce_view` implement it;
+//!   HUD and chart, give its lamps; `slope_view`, `bounce_view` and `multibody_view` implement it;
 //! * `window`: the window loop (keys, clock, lamps' panel, screenshots), which knows no scene;
 //! * `paint`, `chart`, `panels`: the drawing primitives, the charts' toolkit, the lamp strip and
 //!   the HUD's text, shared by the scenes;
@@ -25,6 +29,10 @@ mod bounce_view;
 mod chart;
 pub mod lamps;
 pub mod layout;
+pub mod multibody;
+pub mod multibody_layout;
+mod multibody_paint;
+mod multibody_view;
 mod paint;
 mod panels;
 mod rigid;
@@ -42,12 +50,15 @@ use clap::{Args, ValueEnum};
 use crate::console::{BadOption, check_overrides, check_positive};
 use crate::cross_check::impulse_law::SharedBackend;
 use crate::gpu::{self, GpuError, GpuMode};
+use crate::run::multibody::SceneRunError;
 use crate::run::runner::RunError;
 use crate::run::runner::RunOptions;
 use crate::scene::bounce::BounceCase;
 use crate::scene::builtin::load_slope_cases;
+use crate::scene::multibody::MultibodyScene;
 use crate::scene::{CaseError, CaseKind, Override};
 use bounce_view::BounceView;
+use multibody_view::MultibodyView;
 use scene_view::SceneView;
 use slope_view::SlopeView;
 
@@ -65,7 +76,8 @@ pub enum SceneKind {
 #[derive(Debug, Args)]
 pub struct ViewArgs {
     /// Case files (default: the three built-in slope cases); keys 1–9 switch between them. One
-    /// file of `kind = "rigid_ellipsoid"` or `kind = "bounce"` shows that scene.
+    /// file of `kind = "rigid_ellipsoid"` or `kind = "bounce"` shows that scene; files of
+    /// `kind = "scene"` show those scenes.
     pub cases: Vec<PathBuf>,
     /// `bounce`: the built-in bounce scene of seed 001 (takes no case files; the same as
     /// `stickslip view cases/bounce.toml`).
@@ -113,6 +125,9 @@ pub enum ViewError {
     /// A slope case could not be set up (exit 1).
     #[error(transparent)]
     Run(#[from] RunError),
+    /// A scene case could not be set up (exit 1).
+    #[error(transparent)]
+    SceneRun(#[from] SceneRunError),
     /// No display to open a window on.
     #[error(
         "no display: `stickslip view` needs an X11 display (DISPLAY is not set); run it under `xvfb-run -a stickslip view ...` for headless use"
@@ -187,9 +202,13 @@ pub fn view_command(args: &ViewArgs) -> Result<(), ViewError> {
             CaseKind::SlopeSquare => view_slopes(args),
             CaseKind::RigidEllipsoid => view_rigid(args),
             CaseKind::Bounce => view_bounce(args, BounceCase::load(one)?),
-            // The slope loader names the key and the command that takes it.
-            CaseKind::Scene => view_slopes(args),
+            CaseKind::Scene => view_scenes(args),
         },
+        // Several scene cases (the first file's kind decides; each file's kind is checked on
+        // load).
+        (SceneKind::Slope, [first, ..]) if CaseKind::of_file(first)? == CaseKind::Scene => {
+            view_scenes(args)
+        }
         // None (the built-in three) or several: slope cases, each file's kind checked on load.
         (SceneKind::Slope, _) => view_slopes(args),
     }
@@ -201,16 +220,7 @@ fn view_slopes(args: &ViewArgs) -> Result<(), ViewError> {
     for scene in &scenes {
         check_overrides(scene, args.duration, None)?;
     }
-    if args.select > scenes.len() {
-        return Err(bad_option(
-            "--select",
-            &format!(
-                "must be between 1 and the number of cases ({})",
-                scenes.len()
-            ),
-            args.select,
-        ));
-    }
+    check_select(args.select, scenes.len())?;
     if !display_available() {
         return Err(ViewError::NoDisplay);
     }
@@ -233,6 +243,40 @@ fn view_slopes(args: &ViewArgs) -> Result<(), ViewError> {
         }),
         args,
     )
+}
+
+/// The scene cases of `args` (`kind = "scene"`), a [`MultibodyView`]. `--gpu` does not apply
+/// (a scene runs no impulse law) and is ignored.
+fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
+    let scenes = args
+        .cases
+        .iter()
+        .map(|p| MultibodyScene::load(p, &args.set))
+        .collect::<Result<Vec<_>, _>>()?;
+    for scene in &scenes {
+        crate::api::check_scene_duration(scene, args.duration)?;
+    }
+    check_select(args.select, scenes.len())?;
+    if !display_available() {
+        return Err(ViewError::NoDisplay);
+    }
+    let cases = scenes
+        .into_iter()
+        .map(|s| multibody::SceneCase::new(s, args.duration))
+        .collect::<Result<Vec<_>, _>>()?;
+    show(Box::new(MultibodyView { cases }), args)
+}
+
+/// `--select` within the `n` cases loaded.
+fn check_select(select: usize, n: usize) -> Result<(), ViewError> {
+    if select > n {
+        return Err(bad_option(
+            "--select",
+            &format!("must be between 1 and the number of cases ({n})"),
+            select,
+        ));
+    }
+    Ok(())
 }
 
 /// A bounce case, a [`BounceView`] (`--select` beyond 1 shows its one case).

@@ -5,6 +5,7 @@
 //! each beside the closed form of SPEC.md §8.
 
 pub mod slide_or_tip;
+mod contact_state;
 mod support;
 
 use std::time::Instant;
@@ -12,6 +13,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
+pub use contact_state::ContactState;
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};

@@ -1,0 +1,328 @@
+//! A scene case (`kind = "scene"`, SPEC.md §7) for the viewer: a [`SceneRunner`] stepped one
+//! step at a time, its lamps, and the history its chart draws. Nothing here draws; the stepping
+//! is the runner's own ([`SceneRunner::step`]), the checks its own figures.
+
+use crate::energy::Vec2;
+use crate::run::multibody::{ContactState, SceneRunError, SceneRunner};
+use crate::scene::multibody::{DriverKind, MultibodyScene};
+
+use super::lamps::LampStrip;
+
+/// The lamps every scene has, in display order (then those of [`AnalyticCheck`]).
+pub const SCENE_LAMPS: [&str; 3] = [
+    "no penetration (min distance > 0)",
+    "step converged (Newton returned Ok)",
+    "no triangle turned over",
+];
+
+/// The goal for the belt's stick–slip cycle and for a breakaway against SPEC.md §8:
+/// within 2 % (tests/scene_cases.rs holds the runs to it).
+pub const CYCLE_GOAL: f64 = 0.02;
+/// The goal for the stacked blocks' accelerations: within 1 % (tests/scene_cases.rs).
+pub const STACK_GOAL: f64 = 0.01;
+/// Simulated seconds between two judgements of the analytic lamp (its measured figures are
+/// found over every row so far, so not at every step).
+pub const ANALYTIC_EVERY_S: f64 = 0.1;
+
+/// Which closed form of SPEC.md §8 the scene's drivers make it a candidate for, judged by the
+/// runner's own detection ([`SceneRunner::stick_slip`], [`SceneRunner::breakaway`],
+/// [`SceneRunner::stack`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnalyticCheck {
+    /// A spring with a fixed anchor (on a belt): the stick–slip cycle.
+    StickSlip,
+    /// A spring with a moving anchor: the breakaway force.
+    Breakaway,
+    /// A constant force (with a block on the pulled one): the accelerations, at the run's end.
+    Stack,
+}
+
+impl AnalyticCheck {
+    /// The check the scene's first driver of a kind with one gives, if any.
+    pub fn of(scene: &MultibodyScene) -> Option<AnalyticCheck> {
+        scene.drivers.iter().find_map(|d| match d.kind {
+            DriverKind::Spring {
+                anchor_velocity, ..
+            } if anchor_velocity == Vec2::zeros()
+                && scene
+                    .obstacles
+                    .iter()
+                    .any(|o| o.surface_velocity() != Vec2::zeros()) =>
+            {
+                Some(AnalyticCheck::StickSlip)
+            }
+            DriverKind::Spring {
+                anchor_velocity, ..
+            } if anchor_velocity != Vec2::zeros() => Some(AnalyticCheck::Breakaway),
+            DriverKind::Force { .. } if scene.bodies.len() >= 2 => Some(AnalyticCheck::Stack),
+            _ => None,
+        })
+    }
+
+    /// The lamp's name.
+    pub fn lamp(self) -> &'static str {
+        match self {
+            AnalyticCheck::StickSlip => "stick-slip cycle within 2 % of SPEC.md §8",
+            AnalyticCheck::Breakaway => "breakaway within 2 % of μ_s N",
+            AnalyticCheck::Stack => "stack's accelerations within 1 % (at the end)",
+        }
+    }
+}
+
+/// How many contact pairs stick, are in the transition, and slide ([`ContactState`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContactCounts {
+    /// Sticking.
+    pub stick: usize,
+    /// In the static-to-kinetic transition.
+    pub transition: usize,
+    /// Sliding.
+    pub slide: usize,
+}
+
+/// One scene case in the viewer.
+pub struct SceneCase {
+    /// The case as loaded (kept for reset).
+    pub scene: MultibodyScene,
+    /// `--duration`, s, if given.
+    pub duration: Option<f64>,
+    /// The run.
+    pub runner: SceneRunner,
+    /// The error that stopped the run, if one did.
+    pub error: Option<String>,
+    /// The lamps ([`SCENE_LAMPS`], then the analytic check's).
+    pub lamps: LampStrip,
+    /// The analytic check its lamp judges, if the scene has one.
+    pub analytic: Option<AnalyticCheck>,
+    /// (t, every driver's charted force), one entry a step and t = 0: a spring's tension
+    /// along its line (positive pulling the node set towards the anchor), another driver's
+    /// force magnitude, N.
+    pub chart: Vec<(f64, Vec<f64>)>,
+}
+
+impl SceneCase {
+    /// A case at t = 0, run for `duration` s (the case's when `None`).
+    pub fn new(scene: MultibodyScene, duration: Option<f64>) -> Result<SceneCase, SceneRunError> {
+        let runner = SceneRunner::new(scene.clone(), duration)?;
+        let analytic = AnalyticCheck::of(&scene);
+        let mut names = SCENE_LAMPS.to_vec();
+        names.extend(analytic.map(AnalyticCheck::lamp));
+        let mut case = SceneCase {
+            scene,
+            duration,
+            runner,
+            error: None,
+            lamps: LampStrip::new(&names),
+            analytic,
+            chart: Vec::new(),
+        };
+        case.record_chart();
+        Ok(case)
+    }
+
+    /// Back to t = 0 (lamps too).
+    pub fn reset(&mut self) -> Result<(), SceneRunError> {
+        *self = SceneCase::new(self.scene.clone(), self.duration)?;
+        Ok(())
+    }
+
+    /// Whether the case can take another step (not at its end, not stopped by an error).
+    pub fn can_step(&self) -> bool {
+        self.error.is_none() && !self.runner.done()
+    }
+
+    /// Simulated time, s.
+    pub fn time(&self) -> f64 {
+        self.runner.sim.time()
+    }
+
+    /// Takes one step ([`SceneRunner::step`]) and judges the lamps on it. A failed step turns
+    /// the convergence lamp red and stops the case.
+    pub fn step(&mut self) {
+        if !self.can_step() {
+            return;
+        }
+        let step = self.runner.sim.step + 1;
+        if let Err(e) = self.runner.step() {
+            let text = e.to_string();
+            self.lamps.lamps[1].judge(step, Some(false), || text.clone());
+            self.error = Some(text);
+            return;
+        }
+        self.lamps.lamps[1].judge(step, Some(true), String::new);
+        let totals = self.runner.totals;
+        let d = totals.min_distance;
+        self.lamps.lamps[0].judge(step, Some(d > 0.0), || {
+            format!("by step {step}: min distance {d:.3e} m")
+        });
+        let inverted = totals.max_inverted_triangles;
+        self.lamps.lamps[2].judge(step, Some(inverted == 0), || {
+            format!(
+                "{inverted} triangle(s) of a body turned over at t = {:.3} s",
+                totals.first_inversion_time.unwrap_or(f64::NAN)
+            )
+        });
+        let every = (ANALYTIC_EVERY_S / self.scene.h).round().max(1.0) as usize;
+        if step.is_multiple_of(every) || self.runner.done() {
+            self.judge_analytic(step);
+        }
+        self.record_chart();
+    }
+
+    /// The analytic lamp on the runner's measured figures so far against its closed form.
+    fn judge_analytic(&mut self, step: usize) {
+        let Some(check) = self.analytic else {
+            return;
+        };
+        let off = |m: f64, a: f64| (m / a - 1.0).abs();
+        let (outcome, detail) = match check {
+            AnalyticCheck::StickSlip => match self.runner.stick_slip() {
+                Some((Some(m), a)) => {
+                    let c = m.cycle;
+                    let worst = off(c.f_max_n, a.f_max_n)
+                        .max(off(c.f_min_n, a.f_min_n))
+                        .max(off(c.period_s, a.period_s));
+                    (
+                        Some(worst <= CYCLE_GOAL),
+                        format!(
+                            "F_max {:.4} vs {:.4} N, F_min {:.4} vs {:.4} N, period {:.4} vs {:.4} s",
+                            c.f_max_n, a.f_max_n, c.f_min_n, a.f_min_n, c.period_s, a.period_s
+                        ),
+                    )
+                }
+                _ => (None, String::new()),
+            },
+            AnalyticCheck::Breakaway => match self.runner.breakaway() {
+                Some((Some(m), a)) => (
+                    Some(off(m.force_n, a.force_n) <= CYCLE_GOAL),
+                    format!("{:.4} N vs μ_s N = {:.4} N", m.force_n, a.force_n),
+                ),
+                _ => (None, String::new()),
+            },
+            AnalyticCheck::Stack if self.runner.done() => match self.runner.stack() {
+                Some((m, a)) if a.lower_m_per_s2 != 0.0 && a.upper_m_per_s2 != 0.0 => (
+                    Some(
+                        off(m.lower_m_per_s2, a.lower_m_per_s2) <= STACK_GOAL
+                            && off(m.upper_m_per_s2, a.upper_m_per_s2) <= STACK_GOAL
+                            && m.upper_slips == a.upper_slips,
+                    ),
+                    format!(
+                        "lower {:.4} vs {:.4}, upper {:.4} vs {:.4} m/s²",
+                        m.lower_m_per_s2, a.lower_m_per_s2, m.upper_m_per_s2, a.upper_m_per_s2
+                    ),
+                ),
+                _ => (None, String::new()),
+            },
+            AnalyticCheck::Stack => (None, String::new()),
+        };
+        self.lamps.lamps[SCENE_LAMPS.len()].judge(step, outcome, || detail);
+    }
+
+    /// Appends this state's charted driver forces.
+    fn record_chart(&mut self) {
+        let values = self.driver_chart_values();
+        self.chart.push((self.time(), values));
+    }
+
+    /// Every driver's charted force now, N: a spring's tension along its line, another
+    /// driver's force magnitude (the runner's last row).
+    pub fn driver_chart_values(&self) -> Vec<f64> {
+        let row = self
+            .runner
+            .rows
+            .last()
+            .expect("a runner has the row of t = 0");
+        self.scene
+            .drivers
+            .iter()
+            .zip(&row.drivers)
+            .enumerate()
+            .map(|(d, (spec, f))| match spec.kind {
+                DriverKind::Spring { .. } => {
+                    let (mean, anchor) = self.spring_ends(d);
+                    let along = mean - anchor;
+                    if along.norm() > 0.0 {
+                        -f.dot(&along.normalize())
+                    } else {
+                        0.0
+                    }
+                }
+                _ => f.norm(),
+            })
+            .collect()
+    }
+
+    /// Driver `d`'s node set in the state vector.
+    pub fn driver_nodes(&self, d: usize) -> impl Iterator<Item = usize> + '_ {
+        let spec = &self.scene.drivers[d];
+        let start = self.runner.layout.bodies[spec.body].start;
+        spec.nodes.iter().map(move |&n| start + n)
+    }
+
+    /// Driver `d`'s node set's mean position, m.
+    pub fn driver_mean(&self, d: usize) -> Vec2 {
+        let x = &self.runner.sim.x;
+        let (sum, n) = self
+            .driver_nodes(d)
+            .fold((Vec2::zeros(), 0usize), |(s, n), i| (s + x[i], n + 1));
+        sum / n.max(1) as f64
+    }
+
+    /// A spring driver's two ends now: its node set's mean and its anchor a₀ + v t, m (for
+    /// another kind of driver, the mean twice).
+    pub fn spring_ends(&self, d: usize) -> (Vec2, Vec2) {
+        let mean = self.driver_mean(d);
+        match self.scene.drivers[d].kind {
+            DriverKind::Spring {
+                anchor,
+                anchor_velocity,
+                ..
+            } => (mean, anchor + anchor_velocity * self.time()),
+            _ => (mean, mean),
+        }
+    }
+
+    /// Every friction contact pair of the last step ([`crate::solver::Simulation::contacts`]:
+    /// a frictionless pair has none) with a positive normal force (the vertex–vertex
+    /// corrections' negative ones left out), with its point (the stencil's first node) and its
+    /// regime ([`ContactState`], the rule of `contacts.csv`).
+    pub fn contact_points(&self) -> Vec<(Vec2, ContactState)> {
+        let sim = &self.runner.sim;
+        let mut contacts = Vec::new();
+        sim.contacts(&mut contacts);
+        let eps_v = self.scene.eps_v;
+        contacts
+            .iter()
+            .filter(|c| c.normal_force > 0.0 && c.len > 0)
+            .map(|c| {
+                (
+                    sim.x[c.nodes[0]],
+                    ContactState::of_slip(c.slip.norm(), eps_v),
+                )
+            })
+            .collect()
+    }
+
+    /// How many of [`SceneCase::contact_points`] are in each regime.
+    pub fn contact_counts(&self) -> ContactCounts {
+        let mut n = ContactCounts::default();
+        for (_, s) in self.contact_points() {
+            match s {
+                ContactState::Stick => n.stick += 1,
+                ContactState::Transition => n.transition += 1,
+                ContactState::Slide => n.slide += 1,
+            }
+        }
+        n
+    }
+
+    /// The barrier force and the friction force on every node at the current positions, N
+    /// (as the slope's viewer shows them).
+    pub fn node_forces(&self) -> Vec<(Vec2, Vec2)> {
+        let sim = &self.runner.sim;
+        let n = sim.x.len();
+        let (mut barrier, mut friction) = (vec![Vec2::zeros(); n], vec![Vec2::zeros(); n]);
+        sim.contact_forces(&mut barrier, &mut friction, &mut Vec::new());
+        barrier.into_iter().zip(friction).collect()
+    }
+}
