@@ -73,6 +73,10 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     crate::console::check_positive("--duration", request.duration)?;
     reject("--tol", request.tol_given)?;
     reject("--obj", request.obj)?;
+    let text = crate::scene::case_file::read_case_file(request.case)?;
+    if crate::scene::multibody::dimension::declared_dimension(&text, request.case)? == 3 {
+        return crate::app::solid_scene_command::run_solid_scene(request);
+    }
     let scene = MultibodyScene::load(request.case, request.set)?;
     crate::api::check_scene_duration(&scene, request.duration)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {

@@ -3,6 +3,7 @@
 //! gives each body's verdict, and for a spring on a belt the stick–slip cycle, for a spring
 //! pulling a block its breakaway, each beside the closed form of SPEC.md §8.
 
+pub mod solid;
 mod support;
 
 use std::time::Instant;

@@ -10,9 +10,12 @@
 //! than d̂ or overlapping is refused.
 
 mod clearance;
+pub mod dimension;
 pub mod geometry;
 pub mod schema;
 mod settings;
+pub mod solid;
+pub mod solid_schema;
 pub mod system;
 
 use std::path::{Path, PathBuf};
@@ -208,6 +211,14 @@ impl MultibodyScene {
                 value: crate::scene::case_file::peek_kind(text).unwrap_or_default(),
             });
         }
+        if dimension::declared_dimension(text, path)? == 3 {
+            return Err(CaseError::Invalid {
+                file: path.to_path_buf(),
+                key: "dimension".into(),
+                rule: "a 3D scene runs with `stickslip run` only (3D scenes are not yet viewable, sweepable or loadable from Python)".into(),
+                value: 3.to_string(),
+            });
+        }
         let file: SceneFile = parse_with_overrides(text, path, overrides)?;
         let mut scene =
             MultibodyScene::from_file(&file, Some(path)).map_err(|e| attribute(e, overrides))?;
@@ -223,6 +234,13 @@ impl MultibodyScene {
         let v = Validator { file: &file };
         if f.kind != SCENE_KIND {
             return Err(v.invalid("kind", &format!("must be \"{SCENE_KIND}\""), &f.kind));
+        }
+        if let Some(d) = f.dimension.filter(|&d| d != 2) {
+            return Err(v.invalid(
+                "dimension",
+                "must be 2 for a 2D scene (a 3D scene is read by `stickslip run` as one)",
+                d,
+            ));
         }
         v.finite2("gravity.acceleration", f.gravity.acceleration)?;
         let gravity = Vector2::from(f.gravity.acceleration);
