@@ -8,6 +8,6 @@ pub mod output;
 pub mod plot;
 pub mod rigid_command;
 pub mod scene_command;
-pub mod solid_scene_command;
 pub mod signals;
+pub mod solid_scene_command;
 pub mod sweep_command;

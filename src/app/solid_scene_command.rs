@@ -19,12 +19,9 @@ use crate::scene::multibody::solid::SolidScene;
 /// `--contacts` refused: not yet written in 3D).
 pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     if request.contacts {
-        return Err(BadOption::new(
-            "--contacts",
-            "is not yet written for a 3D scene",
-            "given",
-        )
-        .into());
+        return Err(
+            BadOption::new("--contacts", "is not yet written for a 3D scene", "given").into(),
+        );
     }
     let scene = SolidScene::load(request.case, request.set)?;
     if let Some(d) = request.duration {
@@ -172,7 +169,12 @@ pub fn solid_table(s: &SolidSummary) -> String {
             a.slide_stop_s,
             "s",
         ));
-        t.push_str(&compare("rotation stops at", m.spin_stop_s, a.spin_stop_s, "s"));
+        t.push_str(&compare(
+            "rotation stops at",
+            m.spin_stop_s,
+            a.spin_stop_s,
+            "s",
+        ));
         if a.ratio.is_some() {
             t.push_str(&compare("v/(R omega) near the end", m.ratio, a.ratio, ""));
         }

@@ -310,8 +310,8 @@ impl SolidRunner {
                 let mut momentum = Vec3::zeros();
                 for i in r.clone() {
                     let (ri, vi) = (sim.x[i] - c, sim.v[i] - v);
-                    inertia += (Matrix3::identity() * ri.norm_squared() - ri * ri.transpose())
-                        * mass[i];
+                    inertia +=
+                        (Matrix3::identity() * ri.norm_squared() - ri * ri.transpose()) * mass[i];
                     momentum += ri.cross(&vi) * mass[i];
                 }
                 let angular_velocity = inertia
@@ -330,7 +330,10 @@ impl SolidRunner {
                 let footing = self.footing[k];
                 let support = footing.map(|f| self.scene.bodies.len() + f.obstacle);
                 let (mut weighted, mut total) = (0.0, 0.0);
-                for p in contacts.iter().filter(|p| Some(p.bodies.1) == support && p.bodies.0 == k) {
+                for p in contacts
+                    .iter()
+                    .filter(|p| Some(p.bodies.1) == support && p.bodies.0 == k)
+                {
                     weighted += p.normal_force * p.slip.norm();
                     total += p.normal_force;
                 }
@@ -365,7 +368,10 @@ impl SolidRunner {
         self.sim.contacts(&mut contacts);
         let n = self.scene.bodies.len();
         let mut force = vec![0.0; self.scene.obstacles.len()];
-        for p in contacts.iter().filter(|p| p.bodies.0 == k && p.bodies.1 >= n) {
+        for p in contacts
+            .iter()
+            .filter(|p| p.bodies.0 == k && p.bodies.1 >= n)
+        {
             force[p.bodies.1 - n] += p.normal_force;
         }
         let pressing = force
@@ -476,7 +482,9 @@ impl SolidRunner {
             return None;
         }
         let g = self.scene.gravity.norm();
-        let theta = (-self.scene.gravity.dot(&h.normal) / g).clamp(-1.0, 1.0).acos();
+        let theta = (-self.scene.gravity.dot(&h.normal) / g)
+            .clamp(-1.0, 1.0)
+            .acos();
         let mu = self
             .scene
             .coefficients(0, self.scene.bodies.len() + footing.obstacle);
@@ -501,8 +509,7 @@ impl SolidRunner {
         let analytic = Incline {
             body: 0,
             angle_deg,
-            acceleration_m_per_s2: slides
-                .then(|| g * (theta.sin() - mu.mu_kinetic * theta.cos())),
+            acceleration_m_per_s2: slides.then(|| g * (theta.sin() - mu.mu_kinetic * theta.cos())),
             creep_speed_m_per_s: (mu.mu_static > tan)
                 .then(|| self.scene.eps_v * (1.0 - (1.0 - tan / mu.mu_static).sqrt())),
         };

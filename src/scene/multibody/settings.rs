@@ -177,7 +177,11 @@ impl Validator<'_> {
                 })
             }
             "neo_hookean" => {
-                unused("stiffness", stiffness.is_some(), "material = \"neo_hookean\"")?;
+                unused(
+                    "stiffness",
+                    stiffness.is_some(),
+                    "material = \"neo_hookean\"",
+                )?;
                 let youngs_modulus = need("youngs_modulus", youngs_modulus)?;
                 let nu = poisson_ratio
                     .ok_or_else(|| self.invalid(&key("poisson_ratio"), "missing", "nothing"))?;

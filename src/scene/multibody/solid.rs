@@ -326,7 +326,10 @@ impl SolidScene {
         self.obstacles
             .iter()
             .map(|(_, h)| {
-                let d = x.iter().map(|p| h.distance(p)).fold(f64::INFINITY, f64::min);
+                let d = x
+                    .iter()
+                    .map(|p| h.distance(p))
+                    .fold(f64::INFINITY, f64::min);
                 (h, d)
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -424,7 +427,9 @@ impl Validator<'_> {
                 None => Ok(()),
             }
         };
-        let mesh_error = |k: &str, e: &dyn std::fmt::Display| self.invalid(&key(k), &e.to_string(), "the generated mesh");
+        let mesh_error = |k: &str, e: &dyn std::fmt::Display| {
+            self.invalid(&key(k), &e.to_string(), "the generated mesh")
+        };
         let (mesh, shape, axis) = match b.shape.as_str() {
             "cuboid" => {
                 only(&["width", "depth", "height", "nx", "ny", "nz"], "cuboid")?;
@@ -443,7 +448,10 @@ impl Validator<'_> {
                 (mesh, SolidShape::Cuboid(size), [0, cells[2]])
             }
             "cylinder" => {
-                only(&["radius", "height", "segments", "rings", "layers"], "cylinder")?;
+                only(
+                    &["radius", "height", "segments", "rings", "layers"],
+                    "cylinder",
+                )?;
                 let (radius, height) = (need("radius", b.radius)?, need("height", b.height)?);
                 let segments = need_count("segments", b.segments, 3)?;
                 let rings = need_count("rings", b.rings, 1)?;
