@@ -15,9 +15,9 @@ use crate::run::multibody::solid::{
 };
 use crate::scene::multibody::solid::SolidScene;
 
-/// `stickslip run CASE --out DIR` for a 3D scene (the options already checked by the caller;
-/// `--contacts` refused: not yet written in 3D).
+/// `stickslip run CASE --out DIR` for a 3D scene (`--contacts` refused: not yet written in 3D).
 pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
+    crate::app::scene_command::check_scene_options(request)?;
     if request.contacts {
         return Err(
             BadOption::new("--contacts", "is not yet written for a 3D scene", "given").into(),
