@@ -462,6 +462,14 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 set: &args.case.set,
                 contacts: args.contacts,
             };
+            let text = crate::scene::case_file::read_case_file(&args.case.case)
+                .map_err(SceneCommandError::from)?;
+            let dimension =
+                crate::scene::multibody::dimension::declared_dimension(&text, &args.case.case)
+                    .map_err(SceneCommandError::from)?;
+            if dimension == 3 {
+                return Ok(crate::app::solid_scene_command::run_solid_scene(&request)?);
+            }
             return Ok(scene_command::run_scene(&request)?);
         }
         // The slope loader names the key and the commands that take it.

@@ -68,11 +68,18 @@ fn reject(option: &str, given: bool) -> Result<(), BadOption> {
     }
 }
 
-/// `stickslip run CASE --out DIR` for a scene.
-pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
+/// The options every scene's run checks first: `--duration` finite and > 0, no `--tol`, no
+/// `--obj` (2D and 3D scenes alike).
+pub fn check_scene_options(request: &SceneRequest) -> Result<(), SceneCommandError> {
     crate::console::check_positive("--duration", request.duration)?;
     reject("--tol", request.tol_given)?;
     reject("--obj", request.obj)?;
+    Ok(())
+}
+
+/// `stickslip run CASE --out DIR` for a 2D scene (a 3D one: `solid_scene_command`).
+pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
+    check_scene_options(request)?;
     let scene = MultibodyScene::load(request.case, request.set)?;
     crate::api::check_scene_duration(&scene, request.duration)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {

@@ -129,6 +129,39 @@ pub struct SolverTotals {
     pub first_inversion_time: Option<f64>,
 }
 
+impl SolverTotals {
+    /// Adds one step's statistics (`stats`, of the step `sim` just took) to the totals, and
+    /// `inverted` (the elements inverted at its end) at time `t` (s). The scenes of bodies keep
+    /// their totals by this in 2D and 3D.
+    pub fn record_step<const D: usize>(
+        &mut self,
+        stats: &crate::solver::StepStats,
+        sim: &crate::solver::Simulation<D>,
+        inverted: usize,
+    ) {
+        self.steps += 1;
+        self.newton_iterations += stats.iterations;
+        self.max_iterations_in_step = self.max_iterations_in_step.max(stats.iterations);
+        self.line_search_halvings += stats.halvings;
+        self.max_energy_increase = self.max_energy_increase.max(stats.max_energy_increase);
+        self.min_distance = self.min_distance.min(stats.min_distance);
+        self.mass_shifts += stats.mass_shifts;
+        self.max_shift = self.max_shift.max(stats.max_shift);
+        self.projection_fallbacks += stats.projection_fallbacks;
+        self.lagging_passes += stats.lagging_passes;
+        self.max_lagging_passes_in_step = self.max_lagging_passes_in_step.max(stats.lagging_passes);
+        self.lagging_unconverged_steps += usize::from(stats.lagging_unconverged);
+        self.max_final_lagging_change = self.max_final_lagging_change.max(stats.lagging_change);
+        self.symbolic_factorisations = sim.symbolic_factorisations();
+        self.numeric_factorisations = sim.numeric_factorisations();
+        self.active_set_changes = sim.active_set_changes();
+        self.max_inverted_triangles = self.max_inverted_triangles.max(inverted);
+        if inverted > 0 && self.first_inversion_time.is_none() {
+            self.first_inversion_time = Some(sim.time());
+        }
+    }
+}
+
 /// A case being run; the viewer and the CLI drive it step by step.
 pub struct Runner {
     /// The validated scene the simulation was built from (changing it changes nothing in the

@@ -4,16 +4,17 @@
 //! pulling a block its breakaway, for a lone box on an incline whether it stays, slides or tips,
 //! each beside the closed form of SPEC.md §8.
 
-pub mod slide_or_tip;
 mod contact_state;
+pub mod slide_or_tip;
+pub mod solid;
 mod support;
 
 use std::time::Instant;
 
 use serde::Serialize;
 
-pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 pub use contact_state::ContactState;
+pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
@@ -492,31 +493,16 @@ impl SceneRunner {
             source,
         })?;
         let row = self.row(stats.iterations, stats.residual);
-        let t = &mut self.totals;
-        t.steps += 1;
-        t.newton_iterations += stats.iterations;
-        t.max_iterations_in_step = t.max_iterations_in_step.max(stats.iterations);
-        t.line_search_halvings += stats.halvings;
-        t.max_energy_increase = t.max_energy_increase.max(stats.max_energy_increase);
-        t.min_distance = t.min_distance.min(stats.min_distance);
-        t.mass_shifts += stats.mass_shifts;
-        t.max_shift = t.max_shift.max(stats.max_shift);
-        t.projection_fallbacks += stats.projection_fallbacks;
-        t.lagging_passes += stats.lagging_passes;
-        t.max_lagging_passes_in_step = t.max_lagging_passes_in_step.max(stats.lagging_passes);
-        t.lagging_unconverged_steps += usize::from(stats.lagging_unconverged);
-        t.max_final_lagging_change = t.max_final_lagging_change.max(stats.lagging_change);
-        t.symbolic_factorisations = self.sim.symbolic_factorisations();
-        t.numeric_factorisations = self.sim.numeric_factorisations();
-        t.active_set_changes = self.sim.active_set_changes();
-        for (b, r) in self.scene.bodies.iter().zip(&self.layout.bodies) {
-            let x = &self.sim.x[r.clone()];
-            let inverted = b.mesh.inverted_triangles(x);
-            t.max_inverted_triangles = t.max_inverted_triangles.max(inverted);
-            if inverted > 0 && t.first_inversion_time.is_none() {
-                t.first_inversion_time = Some(self.sim.time());
-            }
-        }
+        // The bodies' inversions are counted one body at a time (the most in one body).
+        let inverted = self
+            .scene
+            .bodies
+            .iter()
+            .zip(&self.layout.bodies)
+            .map(|(b, r)| b.mesh.inverted_triangles(&self.sim.x[r.clone()]))
+            .max()
+            .unwrap_or(0);
+        self.totals.record_step(&stats, &self.sim, inverted);
         self.rows.push(row);
         Ok(())
     }
@@ -981,7 +967,7 @@ impl SceneRunner {
 }
 
 /// The least-squares slope of y against x over `points` (0 for fewer than two distinct x).
-fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
+pub(crate) fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
     let n = points.len() as f64;
     if points.len() < 2 {
         return 0.0;

@@ -118,6 +118,27 @@ impl TetMesh {
             .collect()
     }
 
+    /// Every node's contact area against a plane of outward normal `plane_normal` (unit), m²:
+    /// a third of the area of each boundary triangle it is on, times how squarely the triangle
+    /// faces the plane (−n_f·n, its outward normal n_f against the plane's; the area it projects
+    /// onto the plane), at least `floor` (a fraction, e.g. 10⁻³) of the full share so that
+    /// every boundary node keeps a barrier. A flat face resting on the plane then carries a
+    /// uniform pressure: with the full share ([`TetMesh::contact_area`]) a rim node of a flat
+    /// face would also carry its share of the side faces meeting there (SPEC.md §7 contact
+    /// weights; docs/scenes.md).
+    pub fn facing_contact_area(&self, plane_normal: &Vec3, floor: f64) -> Vec<f64> {
+        let mut area = vec![0.0; self.len()];
+        for f in &self.boundary_triangles {
+            let normal = (self.x0[f[1]] - self.x0[f[0]]).cross(&(self.x0[f[2]] - self.x0[f[0]]));
+            let a = 0.5 * normal.norm();
+            let facing = (-normal.normalize().dot(plane_normal)).max(floor);
+            for &n in f {
+                area[n] += facing * a / 3.0;
+            }
+        }
+        area
+    }
+
     /// How many tetrahedra are inverted or flat at positions `x` (the mesh's own nodes):
     /// signed volume ≤ 0.
     pub fn inverted_tets(&self, x: &[Vec3]) -> usize {
@@ -141,7 +162,25 @@ impl TetMesh {
         body: usize,
         surface: &mut ContactSurface,
     ) -> Range<usize> {
-        let nodes = builder.add_nodes(&self.x0, &vec![velocity; self.len()], &self.mass);
+        let velocities = vec![velocity; self.len()];
+        self.add_moving(builder, &velocities, material, projection, body, surface)
+    }
+
+    /// [`TetMesh::add_to`] with every node's own initial velocity, m/s (a spinning body).
+    ///
+    /// # Panics
+    /// If `velocities` is not one a node, or the material's constants are out of range.
+    pub fn add_moving(
+        &self,
+        builder: &mut SystemBuilder<3>,
+        velocities: &[Vec3],
+        material: &Material,
+        projection: Projection,
+        body: usize,
+        surface: &mut ContactSurface,
+    ) -> Range<usize> {
+        assert_eq!(velocities.len(), self.len(), "one velocity a node");
+        let nodes = builder.add_nodes(&self.x0, velocities, &self.mass);
         let offset = nodes.start;
         match *material {
             Material::MassSpring { stiffness } => {

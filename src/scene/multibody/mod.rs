@@ -10,8 +10,12 @@
 //! than d̂ or overlapping is refused.
 
 mod clearance;
+pub mod dimension;
 pub mod geometry;
 pub mod schema;
+mod settings;
+pub mod solid;
+pub mod solid_schema;
 pub mod system;
 
 use std::path::{Path, PathBuf};
@@ -21,7 +25,6 @@ use nalgebra::Vector2;
 pub use schema::SceneFile;
 
 use crate::contact::{BarrierParams, Coefficients, HalfSpace};
-use crate::energy::neo_hookean::Elasticity;
 use crate::energy::{Projection, Vec2};
 use crate::scene::bodies::Material;
 use crate::scene::bodies::gmsh::read_triangle_mesh;
@@ -29,7 +32,7 @@ use crate::scene::bodies::rectangle::rectangle;
 use crate::scene::bodies::square::square;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
-use crate::scene::slope::{MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_NODES, MAX_STEPS};
+use crate::scene::slope::MAX_NODES;
 use crate::scene::{CaseKind, Mesh};
 use crate::solver::{InitialGuess, Lagging};
 
@@ -208,6 +211,14 @@ impl MultibodyScene {
                 value: crate::scene::case_file::peek_kind(text).unwrap_or_default(),
             });
         }
+        if dimension::declared_dimension(text, path)? == 3 {
+            return Err(CaseError::Invalid {
+                file: path.to_path_buf(),
+                key: "dimension".into(),
+                rule: "a 3D scene runs with `stickslip run` only (3D scenes are not yet viewable, sweepable or loadable from Python)".into(),
+                value: 3.to_string(),
+            });
+        }
         let file: SceneFile = parse_with_overrides(text, path, overrides)?;
         let mut scene =
             MultibodyScene::from_file(&file, Some(path)).map_err(|e| attribute(e, overrides))?;
@@ -223,6 +234,13 @@ impl MultibodyScene {
         let v = Validator { file: &file };
         if f.kind != SCENE_KIND {
             return Err(v.invalid("kind", &format!("must be \"{SCENE_KIND}\""), &f.kind));
+        }
+        if let Some(d) = f.dimension.filter(|&d| d != 2) {
+            return Err(v.invalid(
+                "dimension",
+                "must be 2 for a 2D scene (a 3D scene is read by `stickslip run` as one)",
+                d,
+            ));
         }
         let gravity = v.gravity(&f.gravity)?;
         if f.bodies.is_empty() {
@@ -259,18 +277,6 @@ impl MultibodyScene {
             .chain(f.obstacles.keys())
             .map(String::as_str)
             .collect();
-        let number = |key: &str, n: &str| -> Result<usize, CaseError> {
-            names.iter().position(|m| *m == n).ok_or_else(|| {
-                v.invalid(
-                    key,
-                    &format!(
-                        "must name a body or obstacle of the scene ({})",
-                        names.join(", ")
-                    ),
-                    n,
-                )
-            })
-        };
         let mut drivers = Vec::new();
         for (name, d) in &f.drivers {
             drivers.push(v.driver(name, d, &f.bodies, &bodies)?);
@@ -292,78 +298,15 @@ impl MultibodyScene {
                 }
             }
         }
-        let fr = &f.friction;
-        let (mu_s, mu_k) = v.mu_pair(fr.mu, fr.mu_static, fr.mu_kinetic)?;
-        let friction = v.coefficients("friction", mu_s, mu_k)?;
-        v.positive("friction.eps_v", fr.eps_v)?;
-        v.positive("friction.lagging_tol", fr.lagging_tol)?;
-        v.max_lagging("friction.max_lagging", fr.max_lagging)?;
-        let mut friction_pairs = Vec::new();
-        for (pair, p) in &fr.pairs {
-            let key = format!("friction.pairs.{pair}");
-            let a = number(&format!("{key}.between"), &p.between[0])?;
-            let b = number(&format!("{key}.between"), &p.between[1])?;
-            if a == b {
-                return Err(v.invalid(
-                    &format!("{key}.between"),
-                    "must name two different bodies or obstacles",
-                    format!("{:?}", p.between),
-                ));
-            }
-            friction_pairs.push((a, b, v.coefficients(&key, p.mu_static, p.mu_kinetic)?));
-        }
-        v.positive("barrier.dhat", f.barrier.dhat)?;
-        v.positive("barrier.kappa", f.barrier.kappa)?;
-        v.positive("time.h", f.time.h)?;
-        v.positive("time.duration", f.time.duration)?;
-        let steps = (f.time.duration / f.time.h).round();
-        if !(1.0..=MAX_STEPS).contains(&steps) {
-            return Err(v.invalid(
-                "time.h",
-                &format!("duration / h must give between 1 and {MAX_STEPS:e} steps"),
-                format!("{} s / {} s", f.time.duration, f.time.h),
-            ));
-        }
-        crate::scene::case_file::whole_steps(f.time.duration, f.time.h)
-            .map_err(|rule| v.invalid("time.duration", &rule, format!("{} s", f.time.duration)))?;
-        let n = &f.newton;
-        v.positive("newton.tol", n.tol)?;
-        let freeze = gravity.amax() * f.time.h;
-        if freeze > 0.0 && n.tol >= freeze {
-            return Err(v.invalid(
-                "newton.tol",
-                &format!(
-                    "must be below |g|h = {freeze:.4e} m/s, the first Newton residual of a body at rest (SPEC.md §6)"
-                ),
-                n.tol,
-            ));
-        }
-        if !(1..=MAX_NEWTON_ITERATIONS).contains(&n.max_iterations) {
-            return Err(v.invalid(
-                "newton.max_iterations",
-                &format!("must be at least 1 and at most {MAX_NEWTON_ITERATIONS}"),
-                n.max_iterations,
-            ));
-        }
-        if !(1..=MAX_HALVINGS).contains(&n.max_halvings) {
-            return Err(v.invalid(
-                "newton.max_halvings",
-                &format!("must be at least 1 and at most {MAX_HALVINGS}"),
-                n.max_halvings,
-            ));
-        }
-        if !(n.filter_fraction > 0.0 && n.filter_fraction < 1.0) {
-            return Err(v.invalid(
-                "newton.filter_fraction",
-                "must be in (0, 1)",
-                n.filter_fraction,
-            ));
-        }
-        let barrier = BarrierParams {
-            dhat: f.barrier.dhat,
-            kappa: f.barrier.kappa,
-            kind: f.barrier.kind,
-        };
+        let settings = v.scene_settings(
+            &names,
+            &f.friction,
+            &f.barrier,
+            &f.time,
+            &f.newton,
+            gravity.amax(),
+        )?;
+        let (fr, n, barrier) = (&f.friction, &f.newton, settings.barrier);
         let geometry = geometry::geometry(&bodies, &obstacles);
         v.clearances(&bodies, &obstacles, &geometry, barrier.dhat)?;
         Ok(MultibodyScene {
@@ -374,8 +317,8 @@ impl MultibodyScene {
             bodies,
             obstacles,
             drivers,
-            friction,
-            friction_pairs,
+            friction: settings.friction,
+            friction_pairs: settings.friction_pairs,
             eps_v: fr.eps_v,
             lagging: fr.lagging,
             lagging_tol: fr.lagging_tol,
@@ -507,22 +450,6 @@ impl Validator<'_> {
         }
     }
 
-    fn coefficients(&self, key: &str, mu_s: f64, mu_k: f64) -> Result<Coefficients, CaseError> {
-        self.non_negative(&format!("{key}.mu_static"), mu_s)?;
-        self.non_negative(&format!("{key}.mu_kinetic"), mu_k)?;
-        if mu_s < mu_k {
-            return Err(self.invalid(
-                &format!("{key}.mu_static"),
-                &format!("must be >= {key}.mu_kinetic"),
-                format!("{mu_s} < {mu_k}"),
-            ));
-        }
-        Ok(Coefficients {
-            mu_static: mu_s,
-            mu_kinetic: mu_k,
-        })
-    }
-
     /// A body: its shape's mesh placed at `centre` and turned by `rotation_deg`, its material.
     /// `case` is the case file (a mesh file is relative to its folder).
     fn body(
@@ -559,45 +486,13 @@ impl Validator<'_> {
         let velocity = b.velocity.unwrap_or([0.0; 2]);
         self.finite2(&key("velocity"), velocity)?;
         self.positive(&key("density"), b.density)?;
-        let material = match b.material.as_str() {
-            "mass_spring" => {
-                let what = "material = \"mass_spring\"";
-                unused("youngs_modulus", b.youngs_modulus.is_some(), what)?;
-                unused("poisson_ratio", b.poisson_ratio.is_some(), what)?;
-                Material::MassSpring {
-                    stiffness: need("stiffness", b.stiffness)?,
-                }
-            }
-            "neo_hookean" => {
-                unused(
-                    "stiffness",
-                    b.stiffness.is_some(),
-                    "material = \"neo_hookean\"",
-                )?;
-                let youngs_modulus = need("youngs_modulus", b.youngs_modulus)?;
-                let nu = b
-                    .poisson_ratio
-                    .ok_or_else(|| self.invalid(&key("poisson_ratio"), "missing", "nothing"))?;
-                if !(nu > -1.0 && nu < 0.5) {
-                    return Err(self.invalid(
-                        &key("poisson_ratio"),
-                        "must be in (-1, 0.5) (0.5 is incompressible: the Lamé λ is infinite)",
-                        nu,
-                    ));
-                }
-                Material::NeoHookean(Elasticity {
-                    youngs_modulus,
-                    poisson_ratio: nu,
-                })
-            }
-            other => {
-                return Err(self.invalid(
-                    &key("material"),
-                    "must be \"mass_spring\" or \"neo_hookean\"",
-                    other,
-                ));
-            }
-        };
+        let material = self.material(
+            name,
+            &b.material,
+            b.stiffness,
+            b.youngs_modulus,
+            b.poisson_ratio,
+        )?;
         if let Some(a) = b.contact_area {
             self.positive(&key("contact_area"), a)?;
         }

@@ -271,6 +271,10 @@ pub struct BarrierSection {
 pub struct SceneFile {
     /// `"scene"`.
     pub kind: String,
+    /// The scene's dimension: 2 here (the default when absent); `dimension = 3` is a 3D scene
+    /// ([`super::solid_schema::SolidSceneFile`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimension: Option<u32>,
     /// Human-readable name.
     pub name: String,
     /// Gravity.

@@ -1,0 +1,183 @@
+//! `stickslip run` for a 3D scene (`kind = "scene"`, `dimension = 3`, SPEC.md §7–8): runs a
+//! [`SolidRunner`], writes `trajectory.csv` and `summary.json` through a [`StagedDir`] as a 2D
+//! scene's run does, and prints every body's verdict and, for a body on an incline or a puck
+//! sliding and spinning, the measured answer beside the closed form.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::app::output::{OutputError, StagedDir, WrittenBy};
+use crate::app::scene_command::{SceneCommandError, SceneRequest};
+use crate::console::{BadOption, Progress, emit, one_line};
+use crate::number_format::Short;
+use crate::run::multibody::solid::{
+    SolidRunner, SolidSummary, solid_trajectory_header, solid_trajectory_values,
+};
+use crate::scene::multibody::solid::SolidScene;
+
+/// `stickslip run CASE --out DIR` for a 3D scene (`--contacts` refused: not yet written in 3D).
+pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
+    crate::app::scene_command::check_scene_options(request)?;
+    if request.contacts {
+        return Err(
+            BadOption::new("--contacts", "is not yet written for a 3D scene", "given").into(),
+        );
+    }
+    let scene = SolidScene::load(request.case, request.set)?;
+    if let Some(d) = request.duration {
+        let steps = (d / scene.h).round();
+        if !(1.0..=crate::scene::slope::MAX_STEPS).contains(&steps) {
+            return Err(BadOption::new(
+                "--duration",
+                &format!(
+                    "duration / time.h must give between 1 and {:e} steps",
+                    crate::scene::slope::MAX_STEPS
+                ),
+                Short(d),
+            )
+            .into());
+        }
+        crate::scene::case_file::whole_steps(d, scene.h)
+            .map_err(|rule| BadOption::new("--duration", &rule, Short(d)))?;
+    }
+    let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
+        PathBuf::from("out").join(
+            request
+                .case
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "run".into()),
+        )
+    });
+    let staged = StagedDir::new(
+        &out,
+        WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
+    )?;
+    let mut runner = SolidRunner::new(scene, request.duration)?;
+    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
+    while !runner.done() {
+        runner.step()?;
+        progress.update(runner.sim.step);
+    }
+    progress.finish();
+    let summary = runner.summary();
+    staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
+    staged.write("summary.json", |path| write_summary(path, &summary))?;
+    let dir = staged.commit()?;
+    emit(&solid_table(&summary))?;
+    Ok(emit(&format!(
+        "\nwrote {}/trajectory.csv and summary.json\n",
+        dir.display()
+    ))?)
+}
+
+fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
+    r.map_err(|source| OutputError {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes a 3D scene's `trajectory.csv` (columns: [`solid_trajectory_header`]).
+pub fn write_trajectory(path: &Path, runner: &SolidRunner) -> Result<(), OutputError> {
+    let mut w = BufWriter::new(io(path, std::fs::File::create(path))?);
+    io(
+        path,
+        writeln!(w, "{}", solid_trajectory_header(runner).join(",")),
+    )?;
+    for row in &runner.rows {
+        let values = crate::number_format::csv_row(&solid_trajectory_values(row));
+        io(path, writeln!(w, "{values}"))?;
+    }
+    io(path, w.flush())
+}
+
+/// Writes a 3D scene's `summary.json`.
+pub fn write_summary(path: &Path, summary: &SolidSummary) -> Result<(), OutputError> {
+    let text = serde_json::to_string_pretty(summary).map_err(|e| OutputError {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    io(path, std::fs::write(path, text + "\n"))
+}
+
+/// One "measured analytic (error)" line; `-` where either is missing.
+fn compare(label: &str, measured: Option<f64>, analytic: Option<f64>, unit: &str) -> String {
+    let show = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.6}"));
+    let rel = match (measured, analytic) {
+        (Some(m), Some(a)) if a != 0.0 => format!("  ({:+.2} %)", 100.0 * (m / a - 1.0)),
+        _ => String::new(),
+    };
+    format!(
+        "  {label:<30} {:>12} {:>12} {unit}{rel}\n",
+        show(measured),
+        show(analytic)
+    )
+}
+
+/// The table a 3D scene's run prints.
+pub fn solid_table(s: &SolidSummary) -> String {
+    let mut t = format!(
+        "{} (3D scene; h = {} s, {} s)\n\n",
+        one_line(&s.case),
+        Short(s.h),
+        Short(s.duration)
+    );
+    t.push_str(&format!(
+        "{:<16} {:>8} {:>8} {:>9}  {:<14} {}\n",
+        "body", "nodes", "tets", "mass kg", "on", "verdict"
+    ));
+    for b in &s.bodies {
+        t.push_str(&format!(
+            "{:<16} {:>8} {:>8} {:>9.4}  {:<14} {}\n",
+            one_line(&b.name),
+            b.nodes,
+            b.tetrahedra,
+            b.mass_kg,
+            one_line(b.support.as_deref().unwrap_or("-")),
+            b.verdict
+        ));
+    }
+    if let (Some(m), Some(a)) = (&s.incline, &s.incline_analytic) {
+        t.push_str(&format!(
+            "\non the incline ({:.3} degrees)      measured     analytic\n",
+            a.angle_deg
+        ));
+        if a.acceleration_m_per_s2.is_some() {
+            t.push_str(&compare(
+                "acceleration g(sin - mu_k cos)",
+                m.acceleration_m_per_s2,
+                a.acceleration_m_per_s2,
+                "m/s^2",
+            ));
+        }
+        if a.creep_speed_m_per_s.is_some() {
+            t.push_str(&compare(
+                "creep speed v* (SPEC.md §6)",
+                m.creep_speed_m_per_s,
+                a.creep_speed_m_per_s,
+                "m/s",
+            ));
+        }
+        t.push_str("  (over the run's second half)\n");
+    }
+    if let (Some(m), Some(a)) = (&s.slide_spin, &s.slide_spin_analytic) {
+        t.push_str("\nsliding and spinning (SPEC.md §8)  measured     analytic\n");
+        t.push_str(&compare(
+            "translation stops at",
+            m.slide_stop_s,
+            a.slide_stop_s,
+            "s",
+        ));
+        t.push_str(&compare(
+            "rotation stops at",
+            m.spin_stop_s,
+            a.spin_stop_s,
+            "s",
+        ));
+        if a.ratio.is_some() {
+            t.push_str(&compare("v/(R omega) near the end", m.ratio, a.ratio, ""));
+        }
+    }
+    t
+}

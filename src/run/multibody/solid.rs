@@ -1,0 +1,688 @@
+//! A 3D scene's run (`kind = "scene"`, `dimension = 3`, SPEC.md §7–8): steps its system, keeps
+//! one row per step with every body's centroid, velocity and angular velocity (from the nodes),
+//! its tilt, and on an incline its downhill distance and speed; gives each body's verdict
+//! relative to its support, and where the scene is one of SPEC.md §6/§8's the measured answer
+//! beside the closed form: a body on an incline (its acceleration, or its creep when friction
+//! holds it) and a cylinder sliding and spinning on a level plane (when each motion stops, and
+//! v/(Rω) at the end).
+
+use std::ops::Range;
+use std::time::Instant;
+
+use nalgebra::Matrix3;
+use serde::Serialize;
+
+use super::{SceneRunError, least_squares_slope};
+use crate::contact::ContactPoint;
+use crate::energy::Vec3;
+use crate::run::runner::SolverTotals;
+use crate::run::verdict::{self, Verdict};
+use crate::scene::multibody::solid::{SolidScene, SolidShape};
+use crate::solver::Simulation;
+
+/// A body has stopped translating (spinning) once its centroid's speed over the surface (its
+/// spin rate about the surface normal) stays below this fraction of its initial value to the
+/// end of the run. Near the end both decay at a finite rate (≈ μg for a slide), so the time
+/// from the threshold to rest is this fraction of the stop time or less: 0.1 %, well inside
+/// the 3 % the closed forms are checked to.
+pub const STOP_FRACTION: f64 = 1e-3;
+
+/// v/(Rω) of a sliding, spinning disk is read when v + Rω has fallen to this fraction of its
+/// initial value: late, since the ratio still falls towards its limit until the very end
+/// (SPEC.md §8; docs/scenes.md tabulates ε(t)), but with v and Rω tens of ε_v (4 mm/s and
+/// 6 mm/s for the shipped puck: 40 and 60 ε_v), above the smoothing and the ringing of the
+/// body's centroid velocity after the stop (0.15 mm/s).
+pub const RATIO_AT_FRACTION: f64 = 0.005;
+
+/// The ratio ε* = v/(Rω) a sliding, spinning disk of uniform pressure tends to as both motions
+/// stop (SPEC.md §8: Farkas, Bartels, Unger & Wolf 2003).
+pub const SPIN_SLIDE_RATIO: f64 = 0.653;
+
+/// One body's state in a trajectory row.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolidBodyState {
+    /// Mass-weighted centroid, m.
+    pub centre: Vec3,
+    /// Mass-weighted velocity, m/s.
+    pub velocity: Vec3,
+    /// Angular velocity about the centroid, rad/s: ω solving I ω = Σ mᵢ rᵢ × vᵢ (rᵢ, vᵢ
+    /// relative to the centroid's).
+    pub angular_velocity: Vec3,
+    /// The angle its local z axis (two nodes on it) has turned since t = 0, rad, in [0, π].
+    pub tilt: f64,
+    /// Smallest distance of its nodes to a half-space, m.
+    pub min_distance: f64,
+    /// Its contacts' tangential speed over its support's surface, m/s, weighted by normal
+    /// force (0 without contact).
+    pub slip: f64,
+    /// Downhill distance of the centroid since t = 0 along its incline's fall line, m (on an
+    /// incline).
+    pub downhill: Option<f64>,
+    /// Downhill speed, m/s (on an incline).
+    pub downhill_speed: Option<f64>,
+}
+
+/// One row of a 3D scene's `trajectory.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolidRow {
+    /// Time, s.
+    pub t: f64,
+    /// Every body, in the scene's order.
+    pub bodies: Vec<SolidBodyState>,
+    /// Newton iterations of the step that ended here.
+    pub newton_iterations: usize,
+    /// Final ‖p‖∞/h of that step, m/s.
+    pub final_residual: f64,
+}
+
+/// A body on an incline, measured (over the run's second half) or in closed form (SPEC.md §6).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Incline {
+    /// The body.
+    pub body: usize,
+    /// The incline's angle to the plane normal to gravity, degrees.
+    pub angle_deg: f64,
+    /// Downhill acceleration, m/s²: the least-squares slope of the downhill speed over the
+    /// run's second half; analytic g(sin θ − μ_k cos θ) where μ_k < tan θ (none where friction
+    /// holds).
+    pub acceleration_m_per_s2: Option<f64>,
+    /// Mean downhill speed over the run's second half, m/s; analytic the creep
+    /// v* = ε_v (1 − √(1 − tan θ/μ_s)) where μ_s > tan θ (SPEC.md §6; none where it slides).
+    pub creep_speed_m_per_s: Option<f64>,
+}
+
+/// A cylinder sliding and spinning on a level plane (SPEC.md §8), measured or in closed form.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SlideSpin {
+    /// The body.
+    pub body: usize,
+    /// When the centroid's speed over the plane stops ([`STOP_FRACTION`]), s; analytic v₀/(μ g)
+    /// for a pure slide.
+    pub slide_stop_s: Option<f64>,
+    /// When the spin about the plane's normal stops, s; analytic 3 R ω₀/(4 μ g) for a pure spin.
+    pub spin_stop_s: Option<f64>,
+    /// v/(R ω) when v + R ω has fallen to [`RATIO_AT_FRACTION`] of its start (both launched);
+    /// analytic [`SPIN_SLIDE_RATIO`].
+    pub ratio: Option<f64>,
+}
+
+/// A body in `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolidBodySummary {
+    /// Name.
+    pub name: String,
+    /// Nodes.
+    pub nodes: usize,
+    /// Tetrahedra.
+    pub tetrahedra: usize,
+    /// Total mass, kg.
+    pub mass_kg: f64,
+    /// The half-space it rests on at the end (pressing on it hardest, else the nearest).
+    pub support: Option<String>,
+    /// Its verdict relative to its support's surface (SPEC.md §2's window).
+    pub verdict: Verdict,
+}
+
+/// `summary.json` of a 3D scene.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolidSummary {
+    /// Case name.
+    pub case: String,
+    /// Case file.
+    pub source: Option<String>,
+    /// `--set` overrides, as given.
+    pub overrides: Vec<String>,
+    /// 3.
+    pub dimension: usize,
+    /// Time step, s.
+    pub h: f64,
+    /// Simulated duration, s.
+    pub duration: f64,
+    /// The bodies.
+    pub bodies: Vec<SolidBodySummary>,
+    /// The verdict's rule in words.
+    pub verdict_rule: String,
+    /// A body on an incline: measured.
+    pub incline: Option<Incline>,
+    /// …and SPEC.md §6's.
+    pub incline_analytic: Option<Incline>,
+    /// A cylinder launched sliding and/or spinning on a level plane: measured.
+    pub slide_spin: Option<SlideSpin>,
+    /// …and SPEC.md §8's.
+    pub slide_spin_analytic: Option<SlideSpin>,
+    /// Solver statistics (`max_inverted_triangles` counts tetrahedra here).
+    pub solver: SolverTotals,
+    /// Wall time of the run, s.
+    pub wall_seconds: f64,
+}
+
+/// How body `k` sits on its support at t = 0: the half-space nearest it.
+#[derive(Clone, Copy, Debug)]
+struct Footing {
+    /// The obstacle's index.
+    obstacle: usize,
+    /// Unit downhill direction along it (gravity's tangential part), if it is inclined.
+    fall_line: Option<Vec3>,
+}
+
+/// A 3D scene being run.
+pub struct SolidRunner {
+    /// The validated scene.
+    pub scene: SolidScene,
+    /// Every body's nodes in the state vector.
+    pub bodies: Vec<Range<usize>>,
+    /// The simulation.
+    pub sim: Simulation<3>,
+    /// One row per step, and t = 0.
+    pub rows: Vec<SolidRow>,
+    /// Totals so far.
+    pub totals: SolverTotals,
+    steps: usize,
+    footing: Vec<Option<Footing>>,
+    axis0: Vec<Vec3>,
+    centre0: Vec<Vec3>,
+    started: Instant,
+    contacts: Vec<ContactPoint<3>>,
+}
+
+impl SolidRunner {
+    /// A runner at t = 0 for `duration` s (the case's when `None`).
+    pub fn new(scene: SolidScene, duration: Option<f64>) -> Result<SolidRunner, SceneRunError> {
+        let steps = scene.steps_for(duration.unwrap_or(scene.duration));
+        let (system, bodies) = scene.system();
+        let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
+            case: scene.name.clone(),
+            source,
+        })?;
+        let g = scene.gravity;
+        let footing = bodies
+            .iter()
+            .map(|r| {
+                let (obstacle, _) = scene
+                    .obstacles
+                    .iter()
+                    .enumerate()
+                    .map(|(o, (_, h))| {
+                        let d = r
+                            .clone()
+                            .map(|i| h.distance(&sim.x[i]))
+                            .fold(f64::INFINITY, f64::min);
+                        (o, d)
+                    })
+                    .min_by(|a, b| a.1.total_cmp(&b.1))?;
+                let n = scene.obstacles[obstacle].1.normal;
+                let along = g - n * g.dot(&n);
+                let fall_line = (along.norm() > 1e-9 * g.norm()).then(|| along.normalize());
+                Some(Footing {
+                    obstacle,
+                    fall_line,
+                })
+            })
+            .collect();
+        let axis0 = scene
+            .bodies
+            .iter()
+            .zip(&bodies)
+            .map(|(b, r)| sim.x[r.start + b.axis[1]] - sim.x[r.start + b.axis[0]])
+            .collect();
+        let mut runner = SolidRunner {
+            totals: SolverTotals {
+                min_distance: f64::INFINITY,
+                max_energy_increase: f64::NEG_INFINITY,
+                symbolic_factorisations: sim.symbolic_factorisations(),
+                ..Default::default()
+            },
+            centre0: Vec::new(),
+            scene,
+            bodies,
+            sim,
+            rows: Vec::with_capacity(steps + 1),
+            steps,
+            footing,
+            axis0,
+            started: Instant::now(),
+            contacts: Vec::new(),
+        };
+        runner.centre0 = runner
+            .bodies
+            .iter()
+            .map(|r| runner.centre_velocity(r).0)
+            .collect();
+        let row = runner.row(0, 0.0);
+        runner.totals.min_distance = row
+            .bodies
+            .iter()
+            .map(|b| b.min_distance)
+            .fold(f64::INFINITY, f64::min);
+        runner.rows.push(row);
+        Ok(runner)
+    }
+
+    /// Steps in all.
+    pub fn total_steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Whether every step has been taken.
+    pub fn done(&self) -> bool {
+        self.sim.step >= self.steps
+    }
+
+    /// Takes one step and appends its row.
+    pub fn step(&mut self) -> Result<(), SceneRunError> {
+        let stats = self.sim.step().map_err(|source| SceneRunError::Solve {
+            case: self.scene.name.clone(),
+            source,
+        })?;
+        let row = self.row(stats.iterations, stats.residual);
+        let inverted = self
+            .scene
+            .bodies
+            .iter()
+            .zip(&self.bodies)
+            .map(|(b, r)| b.mesh.inverted_tets(&self.sim.x[r.clone()]))
+            .max()
+            .unwrap_or(0);
+        self.totals.record_step(&stats, &self.sim, inverted);
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// The mass-weighted centroid and velocity of the nodes `r`.
+    fn centre_velocity(&self, r: &Range<usize>) -> (Vec3, Vec3) {
+        let mass = self.sim.mass();
+        let m: f64 = mass[r.clone()].iter().sum();
+        let c = r.clone().map(|i| self.sim.x[i] * mass[i]).sum::<Vec3>() / m;
+        let v = r.clone().map(|i| self.sim.v[i] * mass[i]).sum::<Vec3>() / m;
+        (c, v)
+    }
+
+    fn row(&mut self, newton_iterations: usize, final_residual: f64) -> SolidRow {
+        let mut contacts = std::mem::take(&mut self.contacts);
+        self.sim.contacts(&mut contacts);
+        let sim = &self.sim;
+        let mass = sim.mass();
+        let bodies = self
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let (c, v) = self.centre_velocity(r);
+                let mut inertia = Matrix3::zeros();
+                let mut momentum = Vec3::zeros();
+                for i in r.clone() {
+                    let (ri, vi) = (sim.x[i] - c, sim.v[i] - v);
+                    inertia +=
+                        (Matrix3::identity() * ri.norm_squared() - ri * ri.transpose()) * mass[i];
+                    momentum += ri.cross(&vi) * mass[i];
+                }
+                let angular_velocity = inertia
+                    .cholesky()
+                    .map_or(Vec3::zeros(), |l| l.solve(&momentum));
+                let b = &self.scene.bodies[k];
+                let axis = sim.x[r.start + b.axis[1]] - sim.x[r.start + b.axis[0]];
+                let cos = axis.dot(&self.axis0[k]) / (axis.norm() * self.axis0[k].norm());
+                let tilt = cos.clamp(-1.0, 1.0).acos();
+                let min_distance = self
+                    .scene
+                    .obstacles
+                    .iter()
+                    .flat_map(|(_, h)| r.clone().map(move |i| h.distance(&sim.x[i])))
+                    .fold(f64::INFINITY, f64::min);
+                let footing = self.footing[k];
+                let support = footing.map(|f| self.scene.bodies.len() + f.obstacle);
+                let (mut weighted, mut total) = (0.0, 0.0);
+                for p in contacts
+                    .iter()
+                    .filter(|p| Some(p.bodies.1) == support && p.bodies.0 == k)
+                {
+                    weighted += p.normal_force * p.slip.norm();
+                    total += p.normal_force;
+                }
+                let slip = if total > 0.0 { weighted / total } else { 0.0 };
+                let fall = footing.and_then(|f| f.fall_line);
+                let c0 = self.centre0.get(k).copied().unwrap_or(c);
+                SolidBodyState {
+                    centre: c,
+                    velocity: v,
+                    angular_velocity,
+                    tilt,
+                    min_distance,
+                    slip,
+                    downhill: fall.map(|d| (c - c0).dot(&d)),
+                    downhill_speed: fall.map(|d| v.dot(&d)),
+                }
+            })
+            .collect();
+        self.contacts = contacts;
+        SolidRow {
+            t: self.sim.time(),
+            bodies,
+            newton_iterations,
+            final_residual,
+        }
+    }
+
+    /// The name of the half-space body `k` rests on at the end: the one whose contacts press
+    /// on it hardest, else the nearest.
+    fn support(&self, k: usize) -> Option<usize> {
+        let mut contacts = Vec::new();
+        self.sim.contacts(&mut contacts);
+        let n = self.scene.bodies.len();
+        let mut force = vec![0.0; self.scene.obstacles.len()];
+        for p in contacts
+            .iter()
+            .filter(|p| p.bodies.0 == k && p.bodies.1 >= n)
+        {
+            force[p.bodies.1 - n] += p.normal_force;
+        }
+        let pressing = force
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f > 0.0)
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(o, _)| o);
+        pressing.or_else(|| {
+            let r = &self.bodies[k];
+            self.scene
+                .obstacles
+                .iter()
+                .enumerate()
+                .map(|(o, (_, h))| {
+                    let d = r
+                        .clone()
+                        .map(|i| h.distance(&self.sim.x[i]))
+                        .fold(f64::INFINITY, f64::min);
+                    (o, d)
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(o, _)| o)
+        })
+    }
+
+    /// Body `k`'s verdict relative to half-space `support` (SPEC.md §2's window): its
+    /// displacement over the surface (the surface's velocity taken off) along the fall line on
+    /// an incline, else along its last window's motion; its tilt for the tumbling rule.
+    fn body_verdict(&self, k: usize, support: Option<usize>) -> Verdict {
+        let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
+        let tilt: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].tilt).collect();
+        let dhat = self.scene.barrier.dhat;
+        let in_contact: Vec<bool> = self
+            .rows
+            .iter()
+            .map(|r| r.bodies[k].min_distance < dhat)
+            .collect();
+        let mut relative: Vec<f64> = match support {
+            Some(o) => {
+                let h = &self.scene.obstacles[o].1;
+                let first = self.rows[0].bodies[k].centre;
+                let over: Vec<Vec3> = self
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let moved = r.bodies[k].centre - first;
+                        moved - h.normal * moved.dot(&h.normal) - h.velocity * r.t
+                    })
+                    .collect();
+                let g = self.scene.gravity;
+                let along = g - h.normal * g.dot(&h.normal);
+                let w = verdict::window_steps(self.scene.h).min(over.len() - 1);
+                let last = over.len() - 1;
+                let direction = if along.norm() > 1e-9 * g.norm() {
+                    along.normalize()
+                } else {
+                    (over[last] - over[last - w])
+                        .try_normalize(0.0)
+                        .unwrap_or(Vec3::zeros())
+                };
+                over.iter().map(|m| m.dot(&direction)).collect()
+            }
+            None => vec![0.0; self.rows.len()],
+        };
+        let w = verdict::window_steps(self.scene.h);
+        if let (Some(&last), Some(&before)) = (
+            relative.last(),
+            relative
+                .len()
+                .checked_sub(w + 1)
+                .and_then(|i| relative.get(i)),
+        ) && last < before
+        {
+            relative.iter_mut().for_each(|s| *s = -*s);
+        }
+        verdict::verdict(
+            &verdict::Track {
+                times: &times,
+                downhill: &relative,
+                rotation: &tilt,
+                in_contact: &in_contact,
+            },
+            self.scene.h,
+        )
+    }
+
+    /// The second half of the run's rows.
+    fn second_half(&self) -> &[SolidRow] {
+        &self.rows[self.rows.len() / 2..]
+    }
+
+    /// A lone body on an inclined half-space, launched (if at all) along the fall line without
+    /// spin: measured and SPEC.md §6's.
+    pub fn incline(&self) -> Option<(Incline, Incline)> {
+        if self.scene.bodies.len() != 1 {
+            return None;
+        }
+        let b = &self.scene.bodies[0];
+        let footing = self.footing[0]?;
+        let fall = footing.fall_line?;
+        let across = b.velocity - fall * b.velocity.dot(&fall);
+        if across.norm() > 1e-12 || b.angular_velocity.norm() > 0.0 {
+            return None;
+        }
+        let h = &self.scene.obstacles[footing.obstacle].1;
+        if h.velocity.norm() > 0.0 {
+            return None;
+        }
+        let g = self.scene.gravity.norm();
+        let theta = (-self.scene.gravity.dot(&h.normal) / g)
+            .clamp(-1.0, 1.0)
+            .acos();
+        let mu = self
+            .scene
+            .coefficients(0, self.scene.bodies.len() + footing.obstacle);
+        let tan = theta.tan();
+        let slides = mu.mu_kinetic < tan;
+        let half = self.second_half();
+        let (first, last) = (half.first()?, half.last()?);
+        let points: Vec<(f64, f64)> = half
+            .iter()
+            .map(|r| (r.t, r.bodies[0].downhill_speed.unwrap_or(0.0)))
+            .collect();
+        let mean_speed = (last.bodies[0].downhill.unwrap_or(0.0)
+            - first.bodies[0].downhill.unwrap_or(0.0))
+            / (last.t - first.t).max(f64::MIN_POSITIVE);
+        let angle_deg = theta.to_degrees();
+        let measured = Incline {
+            body: 0,
+            angle_deg,
+            acceleration_m_per_s2: Some(least_squares_slope(&points)),
+            creep_speed_m_per_s: Some(mean_speed),
+        };
+        let analytic = Incline {
+            body: 0,
+            angle_deg,
+            acceleration_m_per_s2: slides.then(|| g * (theta.sin() - mu.mu_kinetic * theta.cos())),
+            creep_speed_m_per_s: (mu.mu_static > tan)
+                .then(|| self.scene.eps_v * (1.0 - (1.0 - tan / mu.mu_static).sqrt())),
+        };
+        Some((measured, analytic))
+    }
+
+    /// A lone cylinder launched sliding and/or spinning on a level half-space: measured and
+    /// SPEC.md §8's.
+    pub fn slide_spin(&self) -> Option<(SlideSpin, SlideSpin)> {
+        if self.scene.bodies.len() != 1 {
+            return None;
+        }
+        let b = &self.scene.bodies[0];
+        let SolidShape::Cylinder { radius, .. } = b.shape else {
+            return None;
+        };
+        let footing = self.footing[0]?;
+        if footing.fall_line.is_some() {
+            return None;
+        }
+        let h = &self.scene.obstacles[footing.obstacle].1;
+        let n = h.normal;
+        let v0 = (b.velocity - n * b.velocity.dot(&n) - h.velocity).norm();
+        let w0 = b.angular_velocity.dot(&n).abs();
+        if v0 == 0.0 && w0 == 0.0 {
+            return None;
+        }
+        let g = self.scene.gravity.norm();
+        let mu = self
+            .scene
+            .coefficients(0, self.scene.bodies.len() + footing.obstacle)
+            .mu_kinetic;
+        let speed = |r: &SolidRow| {
+            let v = r.bodies[0].velocity;
+            (v - n * v.dot(&n) - h.velocity).norm()
+        };
+        let spin = |r: &SolidRow| r.bodies[0].angular_velocity.dot(&n).abs();
+        let stop = |value: &dyn Fn(&SolidRow) -> f64, start: f64| -> Option<f64> {
+            if start == 0.0 {
+                return None;
+            }
+            let last_above = self
+                .rows
+                .iter()
+                .rposition(|r| value(r) >= STOP_FRACTION * start)?;
+            self.rows.get(last_above + 1).map(|r| r.t)
+        };
+        let ratio = (v0 > 0.0 && w0 > 0.0)
+            .then(|| {
+                let start = v0 + radius * w0;
+                self.rows
+                    .iter()
+                    .rev()
+                    .find(|r| speed(r) + radius * spin(r) >= RATIO_AT_FRACTION * start)
+                    .map(|r| speed(r) / (radius * spin(r)))
+            })
+            .flatten();
+        let measured = SlideSpin {
+            body: 0,
+            slide_stop_s: stop(&speed, v0),
+            spin_stop_s: stop(&spin, w0),
+            ratio,
+        };
+        let analytic = SlideSpin {
+            body: 0,
+            slide_stop_s: (w0 == 0.0).then(|| v0 / (mu * g)),
+            spin_stop_s: (v0 == 0.0).then(|| 3.0 * radius * w0 / (4.0 * mu * g)),
+            ratio: (v0 > 0.0 && w0 > 0.0).then_some(SPIN_SLIDE_RATIO),
+        };
+        Some((measured, analytic))
+    }
+
+    /// The run's summary.
+    pub fn summary(&self) -> SolidSummary {
+        let sc = &self.scene;
+        let mass = self.sim.mass();
+        let bodies = sc
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                let support = self.support(k);
+                SolidBodySummary {
+                    name: b.name.clone(),
+                    nodes: b.mesh.len(),
+                    tetrahedra: b.mesh.tets.len(),
+                    mass_kg: mass[self.bodies[k].clone()].iter().sum(),
+                    support: support.map(|o| sc.obstacles[o].0.clone()),
+                    verdict: self.body_verdict(k, support),
+                }
+            })
+            .collect();
+        let (incline, incline_analytic) = match self.incline() {
+            Some((m, a)) => (Some(m), Some(a)),
+            None => (None, None),
+        };
+        let (slide_spin, slide_spin_analytic) = match self.slide_spin() {
+            Some((m, a)) => (Some(m), Some(a)),
+            None => (None, None),
+        };
+        SolidSummary {
+            case: sc.name.clone(),
+            source: sc.source.as_ref().map(|p| p.display().to_string()),
+            overrides: sc.overrides.clone(),
+            dimension: 3,
+            h: sc.h,
+            duration: self.sim.time(),
+            bodies,
+            verdict_rule: format!(
+                "per body, relative to the half-space it rests on at the end (pressing on it hardest, else the nearest; a belt's surface velocity taken off), over the trailing {} s window: airborne if no node is within d_hat of it at any sample; tumbling if its local z axis turned more than {:.0} degrees; stopped if its displacement along the surface (the fall line on an incline, else its last window's motion) is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
+                verdict::WINDOW_S,
+                verdict::TUMBLING_ANGLE_RAD.to_degrees(),
+                verdict::STOPPED_DISPLACEMENT_M,
+                verdict::SLIDING_SPEED_M_PER_S
+            ),
+            incline,
+            incline_analytic,
+            slide_spin,
+            slide_spin_analytic,
+            solver: self.totals,
+            wall_seconds: self.started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// The columns of a 3D scene's `trajectory.csv` (docs/scenes.md): `t_s`; per body `NAME.x_m`,
+/// `NAME.y_m`, `NAME.z_m` (mass-weighted centroid), `NAME.vx_m_per_s`, `NAME.vy_m_per_s`,
+/// `NAME.vz_m_per_s`, `NAME.wx_rad_per_s`, `NAME.wy_rad_per_s`, `NAME.wz_rad_per_s` (angular
+/// velocity), `NAME.tilt_rad`, `NAME.min_distance_m`, `NAME.slip_m_per_s`, and on an incline
+/// `NAME.downhill_m`, `NAME.downhill_speed_m_per_s`; then `newton_iterations`,
+/// `final_residual_m_per_s`.
+pub fn solid_trajectory_header(runner: &SolidRunner) -> Vec<String> {
+    let mut h = vec!["t_s".to_string()];
+    for (k, b) in runner.scene.bodies.iter().enumerate() {
+        let mut columns = vec![
+            "x_m",
+            "y_m",
+            "z_m",
+            "vx_m_per_s",
+            "vy_m_per_s",
+            "vz_m_per_s",
+            "wx_rad_per_s",
+            "wy_rad_per_s",
+            "wz_rad_per_s",
+            "tilt_rad",
+            "min_distance_m",
+            "slip_m_per_s",
+        ];
+        if runner.footing[k].and_then(|f| f.fall_line).is_some() {
+            columns.extend(["downhill_m", "downhill_speed_m_per_s"]);
+        }
+        h.extend(columns.iter().map(|c| format!("{}.{c}", b.name)));
+    }
+    h.push("newton_iterations".into());
+    h.push("final_residual_m_per_s".into());
+    h
+}
+
+/// The values of `row` in [`solid_trajectory_header`]'s order.
+pub fn solid_trajectory_values(row: &SolidRow) -> Vec<f64> {
+    let mut v = vec![row.t];
+    for b in &row.bodies {
+        v.extend(b.centre.iter());
+        v.extend(b.velocity.iter());
+        v.extend(b.angular_velocity.iter());
+        v.extend([b.tilt, b.min_distance, b.slip]);
+        if let (Some(d), Some(s)) = (b.downhill, b.downhill_speed) {
+            v.extend([d, s]);
+        }
+    }
+    v.push(row.newton_iterations as f64);
+    v.push(row.final_residual);
+    v
+}

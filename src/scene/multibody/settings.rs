@@ -1,0 +1,208 @@
+//! The settings every scene shares whatever its dimension (SPEC.md §2, §6, §7): friction (the
+//! default pair, per-pair entries, ε_v, the lagging), the barrier, time stepping and Newton, and
+//! a body's material, validated once here for 2D ([`super::MultibodyScene`]) and 3D
+//! ([`super::solid::SolidScene`]) scenes alike.
+
+use super::schema::{BarrierSection, FrictionSection};
+use crate::contact::{BarrierParams, Coefficients};
+use crate::energy::neo_hookean::Elasticity;
+use crate::scene::bodies::Material;
+use crate::scene::case_file::{CaseError, NewtonSection, TimeSection, Validator};
+use crate::scene::slope::{MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_STEPS};
+
+/// The validated friction, barrier, time and Newton settings of a scene.
+#[derive(Clone, Debug)]
+pub(super) struct SceneSettings {
+    /// The default friction coefficients.
+    pub friction: Coefficients,
+    /// Per-pair coefficients (numbers in the friction table's numbering).
+    pub friction_pairs: Vec<(usize, usize, Coefficients)>,
+    /// The barrier.
+    pub barrier: BarrierParams,
+}
+
+impl Validator<'_> {
+    /// The friction table's coefficients: μ_s ≥ μ_k ≥ 0.
+    pub(super) fn coefficients(
+        &self,
+        key: &str,
+        mu_s: f64,
+        mu_k: f64,
+    ) -> Result<Coefficients, CaseError> {
+        self.non_negative(&format!("{key}.mu_static"), mu_s)?;
+        self.non_negative(&format!("{key}.mu_kinetic"), mu_k)?;
+        if mu_s < mu_k {
+            return Err(self.invalid(
+                &format!("{key}.mu_static"),
+                &format!("must be >= {key}.mu_kinetic"),
+                format!("{mu_s} < {mu_k}"),
+            ));
+        }
+        Ok(Coefficients {
+            mu_static: mu_s,
+            mu_kinetic: mu_k,
+        })
+    }
+
+    /// The friction, barrier, time and Newton sections of a scene whose bodies and obstacles
+    /// are `names` (in the friction table's numbering), with `gravity_max` the largest
+    /// component of gravity, m/s² (for the tolerance that freezes motion, SPEC.md §6).
+    pub(super) fn scene_settings(
+        &self,
+        names: &[&str],
+        fr: &FrictionSection,
+        barrier: &BarrierSection,
+        time: &TimeSection,
+        n: &NewtonSection,
+        gravity_max: f64,
+    ) -> Result<SceneSettings, CaseError> {
+        let number = |key: &str, name: &str| -> Result<usize, CaseError> {
+            names.iter().position(|m| *m == name).ok_or_else(|| {
+                self.invalid(
+                    key,
+                    &format!(
+                        "must name a body or obstacle of the scene ({})",
+                        names.join(", ")
+                    ),
+                    name,
+                )
+            })
+        };
+        let (mu_s, mu_k) = self.mu_pair(fr.mu, fr.mu_static, fr.mu_kinetic)?;
+        let friction = self.coefficients("friction", mu_s, mu_k)?;
+        self.positive("friction.eps_v", fr.eps_v)?;
+        self.positive("friction.lagging_tol", fr.lagging_tol)?;
+        self.max_lagging("friction.max_lagging", fr.max_lagging)?;
+        let mut friction_pairs = Vec::new();
+        for (pair, p) in &fr.pairs {
+            let key = format!("friction.pairs.{pair}");
+            let a = number(&format!("{key}.between"), &p.between[0])?;
+            let b = number(&format!("{key}.between"), &p.between[1])?;
+            if a == b {
+                return Err(self.invalid(
+                    &format!("{key}.between"),
+                    "must name two different bodies or obstacles",
+                    format!("{:?}", p.between),
+                ));
+            }
+            friction_pairs.push((a, b, self.coefficients(&key, p.mu_static, p.mu_kinetic)?));
+        }
+        self.positive("barrier.dhat", barrier.dhat)?;
+        self.positive("barrier.kappa", barrier.kappa)?;
+        self.positive("time.h", time.h)?;
+        self.positive("time.duration", time.duration)?;
+        let steps = (time.duration / time.h).round();
+        if !(1.0..=MAX_STEPS).contains(&steps) {
+            return Err(self.invalid(
+                "time.h",
+                &format!("duration / h must give between 1 and {MAX_STEPS:e} steps"),
+                format!("{} s / {} s", time.duration, time.h),
+            ));
+        }
+        crate::scene::case_file::whole_steps(time.duration, time.h)
+            .map_err(|rule| self.invalid("time.duration", &rule, format!("{} s", time.duration)))?;
+        self.positive("newton.tol", n.tol)?;
+        let freeze = gravity_max * time.h;
+        if freeze > 0.0 && n.tol >= freeze {
+            return Err(self.invalid(
+                "newton.tol",
+                &format!(
+                    "must be below |g|h = {freeze:.4e} m/s, the first Newton residual of a body at rest (SPEC.md §6)"
+                ),
+                n.tol,
+            ));
+        }
+        if !(1..=MAX_NEWTON_ITERATIONS).contains(&n.max_iterations) {
+            return Err(self.invalid(
+                "newton.max_iterations",
+                &format!("must be at least 1 and at most {MAX_NEWTON_ITERATIONS}"),
+                n.max_iterations,
+            ));
+        }
+        if !(1..=MAX_HALVINGS).contains(&n.max_halvings) {
+            return Err(self.invalid(
+                "newton.max_halvings",
+                &format!("must be at least 1 and at most {MAX_HALVINGS}"),
+                n.max_halvings,
+            ));
+        }
+        if !(n.filter_fraction > 0.0 && n.filter_fraction < 1.0) {
+            return Err(self.invalid(
+                "newton.filter_fraction",
+                "must be in (0, 1)",
+                n.filter_fraction,
+            ));
+        }
+        Ok(SceneSettings {
+            friction,
+            friction_pairs,
+            barrier: BarrierParams {
+                dhat: barrier.dhat,
+                kappa: barrier.kappa,
+                kind: barrier.kind,
+            },
+        })
+    }
+
+    /// Body `name`'s material: `"mass_spring"` with `stiffness` (N/m), or `"neo_hookean"` with
+    /// `youngs_modulus` (Pa, > 0) and `poisson_ratio` in (−1, 0.5); a key of the other material
+    /// refused.
+    pub(super) fn material(
+        &self,
+        name: &str,
+        material: &str,
+        stiffness: Option<f64>,
+        youngs_modulus: Option<f64>,
+        poisson_ratio: Option<f64>,
+    ) -> Result<Material, CaseError> {
+        let key = |k: &str| format!("bodies.{name}.{k}");
+        let unused = |k: &str, given: bool, what: &str| -> Result<(), CaseError> {
+            if given {
+                Err(self.invalid(&key(k), &format!("does not apply to {what}"), "given"))
+            } else {
+                Ok(())
+            }
+        };
+        let need = |k: &str, x: Option<f64>| -> Result<f64, CaseError> {
+            let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
+            self.positive(&key(k), x)?;
+            Ok(x)
+        };
+        match material {
+            "mass_spring" => {
+                let what = "material = \"mass_spring\"";
+                unused("youngs_modulus", youngs_modulus.is_some(), what)?;
+                unused("poisson_ratio", poisson_ratio.is_some(), what)?;
+                Ok(Material::MassSpring {
+                    stiffness: need("stiffness", stiffness)?,
+                })
+            }
+            "neo_hookean" => {
+                unused(
+                    "stiffness",
+                    stiffness.is_some(),
+                    "material = \"neo_hookean\"",
+                )?;
+                let youngs_modulus = need("youngs_modulus", youngs_modulus)?;
+                let nu = poisson_ratio
+                    .ok_or_else(|| self.invalid(&key("poisson_ratio"), "missing", "nothing"))?;
+                if !(nu > -1.0 && nu < 0.5) {
+                    return Err(self.invalid(
+                        &key("poisson_ratio"),
+                        "must be in (-1, 0.5) (0.5 is incompressible: the Lamé λ is infinite)",
+                        nu,
+                    ));
+                }
+                Ok(Material::NeoHookean(Elasticity {
+                    youngs_modulus,
+                    poisson_ratio: nu,
+                }))
+            }
+            other => Err(self.invalid(
+                &key("material"),
+                "must be \"mass_spring\" or \"neo_hookean\"",
+                other,
+            )),
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! 3D scenes (`kind = "scene"`, `dimension = 3`, SPEC.md §7): tetrahedral bodies (a cuboid of
+//! nx × ny × nz cells, a cylinder or puck, a Gmsh `.msh` tetrahedral mesh), neo-Hookean or
+//! mass-spring, launched with a rigid motion (a velocity and an angular velocity about the
+//! centre), on half-spaces with an optional surface velocity, under gravity. The schema is
+//! [`super::solid_schema`]; the friction, barrier, time and Newton sections are validated by
+//! the 2D scene's rules ([`super::settings`]).
+//!
+//! Not yet in 3D: body–body contact (a scene of more than one body is refused), drivers,
+//! triangle-mesh obstacles.
+
+use std::path::{Path, PathBuf};
+
+use nalgebra::{Rotation3, Vector3};
+
+use super::SCENE_KIND;
+use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
+use crate::contact::{
+    BarrierParams, Coefficients, ContactStage, ContactSurface, FrictionParams, FrictionTable,
+    HalfSpace,
+};
+use crate::energy::gravity::GravityEnergy;
+use crate::energy::{Projection, Vec3};
+use crate::scene::bodies::cuboid::cuboid;
+use crate::scene::bodies::cylinder::cylinder;
+use crate::scene::bodies::gmsh::read_tet_mesh;
+use crate::scene::bodies::{Material, TetMesh};
+use crate::scene::case_file::{CaseError, Validator, read_case_file};
+use crate::scene::overrides::{Override, attribute, parse_with_overrides};
+use crate::scene::slope::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
+use crate::solver::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder};
+
+/// The refusal of a 3D scene of more than one body.
+pub const ONE_BODY_RULE: &str =
+    "a 3D scene has one body: body–body contact in 3D is not yet implemented";
+
+/// The least contact weight of a boundary node, as a fraction of its full share of the
+/// boundary's area, where its faces do not face the half-space
+/// ([`TetMesh::facing_contact_area`]): small enough that a puck's rim nodes carry 0.1 % of their
+/// side faces' share beside their bottom share, large enough that a node turned towards the
+/// plane still meets a barrier.
+pub const FACING_FLOOR: f64 = 1e-3;
+
+/// The shape a 3D body was generated as (what the analytic checks need of it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SolidShape {
+    /// A cuboid of (width, depth, height), m.
+    Cuboid(Vec3),
+    /// A cylinder of `radius` and `height`, m.
+    Cylinder {
+        /// m.
+        radius: f64,
+        /// m.
+        height: f64,
+    },
+    /// A mesh read from a file.
+    Mesh,
+}
+
+/// A 3D body.
+#[derive(Clone, Debug)]
+pub struct SolidBodySpec {
+    /// Its name.
+    pub name: String,
+    /// Its mesh at t = 0.
+    pub mesh: TetMesh,
+    /// Its shape.
+    pub shape: SolidShape,
+    /// Every node's initial velocity, m/s (v + ω × (x − c)).
+    pub velocities: Vec<Vec3>,
+    /// The centre's initial velocity, m/s.
+    pub velocity: Vec3,
+    /// The initial angular velocity, rad/s.
+    pub angular_velocity: Vec3,
+    /// What it is made of.
+    pub material: Material,
+    /// Two nodes on its local z axis (bottom, top): their joining vector's turn is its tilt.
+    pub axis: [usize; 2],
+}
+
+/// A validated 3D scene.
+#[derive(Clone, Debug)]
+pub struct SolidScene {
+    /// The case's name.
+    pub name: String,
+    /// The case file, if from one.
+    pub source: Option<PathBuf>,
+    /// The `--set` overrides applied, as given.
+    pub overrides: Vec<String>,
+    /// Gravity, m/s².
+    pub gravity: Vec3,
+    /// The bodies (one), in name order.
+    pub bodies: Vec<SolidBodySpec>,
+    /// The half-spaces, by name, in name order (numbered after the bodies).
+    pub obstacles: Vec<(String, HalfSpace<3>)>,
+    /// The default friction coefficients.
+    pub friction: Coefficients,
+    /// Per-pair coefficients.
+    pub friction_pairs: Vec<(usize, usize, Coefficients)>,
+    /// ε_v, m/s.
+    pub eps_v: f64,
+    /// Lagging of λ.
+    pub lagging: Lagging,
+    /// Implicit lagging's tolerance.
+    pub lagging_tol: f64,
+    /// Implicit lagging's bound.
+    pub max_lagging: usize,
+    /// The barrier.
+    pub barrier: BarrierParams,
+    /// h, s.
+    pub h: f64,
+    /// Duration, s.
+    pub duration: f64,
+    /// Newton's tolerance, m/s.
+    pub tol: f64,
+    /// Newton's iteration bound.
+    pub max_iterations: usize,
+    /// The line search's halving bound.
+    pub max_halvings: usize,
+    /// The elastic terms' Hessian projection.
+    pub projection: Projection,
+    /// The step filters' fraction.
+    pub filter_fraction: f64,
+    /// The stick-zone filter.
+    pub stick_filter: bool,
+    /// Where Newton starts a step.
+    pub initial_guess: InitialGuess,
+}
+
+impl SolidScene {
+    /// Reads and validates a 3D scene case file with `overrides` applied first.
+    pub fn load(path: &Path, overrides: &[Override]) -> Result<SolidScene, CaseError> {
+        let text = read_case_file(path)?;
+        let file: SolidSceneFile = parse_with_overrides(&text, path, overrides)?;
+        let mut scene =
+            SolidScene::from_file(&file, Some(path)).map_err(|e| attribute(e, overrides))?;
+        scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
+        Ok(scene)
+    }
+
+    /// Validates a parsed 3D scene file.
+    pub fn from_file(f: &SolidSceneFile, path: Option<&Path>) -> Result<SolidScene, CaseError> {
+        let file = path
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("(inline case)"));
+        let v = Validator { file: &file };
+        if f.kind != SCENE_KIND {
+            return Err(v.invalid("kind", &format!("must be \"{SCENE_KIND}\""), &f.kind));
+        }
+        if f.dimension != 3 {
+            return Err(v.invalid("dimension", "must be 3 for a 3D scene", f.dimension));
+        }
+        v.finite3("gravity.acceleration", f.gravity.acceleration)?;
+        let gravity = Vector3::from(f.gravity.acceleration);
+        match f.bodies.len() {
+            0 => return Err(v.invalid("bodies", "a scene needs at least one body", "none")),
+            1 => {}
+            n => return Err(v.invalid("bodies", ONE_BODY_RULE, format!("{n} bodies"))),
+        }
+        if let Some(name) = f.drivers.keys().next() {
+            return Err(v.invalid(
+                &format!("drivers.{name}"),
+                "drivers are not yet implemented in 3D scenes",
+                "given",
+            ));
+        }
+        let mut bodies = Vec::new();
+        for (name, b) in &f.bodies {
+            bodies.push(v.solid_body(name, b, path)?);
+        }
+        let nodes: usize = bodies.iter().map(|b| b.mesh.len()).sum();
+        if nodes as f64 > MAX_NODES {
+            return Err(v.invalid(
+                "bodies",
+                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all"),
+                nodes,
+            ));
+        }
+        let mut obstacles = Vec::new();
+        for (name, o) in &f.obstacles {
+            if f.bodies.contains_key(name) {
+                return Err(v.invalid(
+                    &format!("obstacles.{name}"),
+                    "an obstacle's name must differ from every body's (the friction table names both)",
+                    name,
+                ));
+            }
+            obstacles.push((name.clone(), v.solid_half_space(name, o)?));
+        }
+        let names: Vec<&str> = f
+            .bodies
+            .keys()
+            .chain(f.obstacles.keys())
+            .map(String::as_str)
+            .collect();
+        let settings = v.scene_settings(
+            &names,
+            &f.friction,
+            &f.barrier,
+            &f.time,
+            &f.newton,
+            gravity.amax(),
+        )?;
+        let clearance = MIN_START_CLEARANCE_OF_DHAT * settings.barrier.dhat;
+        for b in &bodies {
+            for (o, hs) in &obstacles {
+                for (i, x) in b.mesh.x0.iter().enumerate() {
+                    let d = hs.distance(x);
+                    if d < clearance || d.is_nan() {
+                        return Err(v.invalid(
+                            &format!("bodies.{}.centre", b.name),
+                            &format!(
+                                "every node must start at least {clearance:e} m (1e-3 barrier.dhat) outside obstacle `{o}`"
+                            ),
+                            format!("node {i} at signed distance {d:e} m"),
+                        ));
+                    }
+                }
+            }
+        }
+        let (fr, n) = (&f.friction, &f.newton);
+        Ok(SolidScene {
+            name: f.name.clone(),
+            source: path.map(Path::to_path_buf),
+            overrides: Vec::new(),
+            gravity,
+            bodies,
+            obstacles,
+            friction: settings.friction,
+            friction_pairs: settings.friction_pairs,
+            eps_v: fr.eps_v,
+            lagging: fr.lagging,
+            lagging_tol: fr.lagging_tol,
+            max_lagging: fr.max_lagging,
+            barrier: settings.barrier,
+            h: f.time.h,
+            duration: f.time.duration,
+            tol: n.tol,
+            max_iterations: n.max_iterations,
+            max_halvings: n.max_halvings,
+            projection: n.projection,
+            filter_fraction: n.filter_fraction,
+            stick_filter: n.stick_filter,
+            initial_guess: n.initial_guess.unwrap_or(InitialGuess::Inertial),
+        })
+    }
+
+    /// Number of time steps for `duration` seconds (the nearest whole step).
+    pub fn steps_for(&self, duration: f64) -> usize {
+        (duration / self.h).round().max(0.0) as usize
+    }
+
+    /// The solver's settings of this scene.
+    pub fn solver_settings(&self) -> SolverSettings {
+        SolverSettings {
+            h: self.h,
+            tol: self.tol,
+            max_iterations: self.max_iterations,
+            max_halvings: self.max_halvings,
+            filter_fraction: self.filter_fraction,
+            lagging: self.lagging,
+            lagging_tol: self.lagging_tol,
+            max_lagging: self.max_lagging,
+            initial_guess: self.initial_guess,
+        }
+    }
+
+    /// The system of this scene: the bodies' nodes (body by body), their elastic terms, gravity,
+    /// and every boundary node against every half-space; with every body's node range.
+    pub fn system(&self) -> (System<3>, Vec<std::ops::Range<usize>>) {
+        let mut builder = SystemBuilder::new(self.solver_settings());
+        let mut surface = ContactSurface::default();
+        let ranges: Vec<_> = self
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                // Half-space contact weights: the boundary's area facing the half-space the
+                // body starts nearest (TetMesh::facing_contact_area).
+                let mut mesh = b.mesh.clone();
+                if let Some(h) = self.nearest_half_space(&mesh.x0) {
+                    mesh.contact_area = mesh.facing_contact_area(&h.normal, FACING_FLOOR);
+                }
+                mesh.add_moving(
+                    &mut builder,
+                    &b.velocities,
+                    &b.material,
+                    self.projection,
+                    k,
+                    &mut surface,
+                )
+            })
+            .collect();
+        let mass = builder.masses().to_vec();
+        builder.add_potential(Box::new(GravityEnergy::new(mass, self.gravity)));
+        let mut stage = ContactStage::new(
+            self.barrier,
+            FrictionParams {
+                eps_v: self.eps_v,
+                projection: Projection::Clamp,
+                stick_filter: self.stick_filter,
+            },
+            FrictionTable {
+                default: self.friction,
+                entries: self.friction_pairs.clone(),
+                bodies: self.bodies.len(),
+            },
+        );
+        let half_spaces: Vec<_> = self
+            .obstacles
+            .iter()
+            .enumerate()
+            .map(|(o, (_, h))| (*h, self.bodies.len() + o))
+            .collect();
+        if !half_spaces.is_empty() {
+            stage.add_half_spaces(surface, &half_spaces);
+        }
+        builder.set_contact(stage);
+        let system = builder
+            .build()
+            .expect("a validated scene names only its own nodes, with positive masses");
+        (system, ranges)
+    }
+
+    /// The half-space nearest the nodes `x` (their smallest signed distance), if any.
+    pub fn nearest_half_space(&self, x: &[Vec3]) -> Option<&HalfSpace<3>> {
+        self.obstacles
+            .iter()
+            .map(|(_, h)| {
+                let d = x
+                    .iter()
+                    .map(|p| h.distance(p))
+                    .fold(f64::INFINITY, f64::min);
+                (h, d)
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(h, _)| h)
+    }
+
+    /// The coefficients between body `k` and member `other` (a body or obstacle number).
+    pub fn coefficients(&self, k: usize, other: usize) -> Coefficients {
+        self.friction_pairs
+            .iter()
+            .find(|(a, b, _)| (*a, *b) == (k, other) || (*b, *a) == (k, other))
+            .map_or(self.friction, |(_, _, c)| *c)
+    }
+}
+
+/// The mass-weighted centroid of `mesh`, m.
+pub fn centroid(mesh: &TetMesh) -> Vec3 {
+    let m: f64 = mesh.mass.iter().sum();
+    mesh.x0
+        .iter()
+        .zip(&mesh.mass)
+        .map(|(x, mi)| x * *mi)
+        .sum::<Vec3>()
+        / m
+}
+
+impl Validator<'_> {
+    pub(crate) fn finite3(&self, key: &str, x: [f64; 3]) -> Result<(), CaseError> {
+        if x.iter().all(|c| c.is_finite()) {
+            Ok(())
+        } else {
+            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
+        }
+    }
+
+    fn solid_body(
+        &self,
+        name: &str,
+        b: &SolidBodySection,
+        case: Option<&Path>,
+    ) -> Result<SolidBodySpec, CaseError> {
+        let key = |k: &str| format!("bodies.{name}.{k}");
+        let shape_is = |shape: &str| format!("does not apply to shape = \"{shape}\"");
+        let need = |k: &str, x: Option<f64>| -> Result<f64, CaseError> {
+            let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
+            self.positive(&key(k), x)?;
+            Ok(x)
+        };
+        let need_count = |k: &str, n: Option<usize>, least: usize| -> Result<usize, CaseError> {
+            match n {
+                None => Err(self.invalid(&key(k), "missing", "nothing")),
+                Some(n) if n < least => {
+                    Err(self.invalid(&key(k), &format!("must be at least {least}"), n))
+                }
+                Some(n) if n > 1000 => Err(self.invalid(&key(k), "must be at most 1000", n)),
+                Some(n) => Ok(n),
+            }
+        };
+        self.finite3(&key("centre"), b.centre)?;
+        let rotation = b.rotation_deg.unwrap_or([0.0; 3]);
+        self.finite3(&key("rotation_deg"), rotation)?;
+        let velocity = b.velocity.unwrap_or([0.0; 3]);
+        self.finite3(&key("velocity"), velocity)?;
+        let spin = b.angular_velocity.unwrap_or([0.0; 3]);
+        self.finite3(&key("angular_velocity"), spin)?;
+        self.positive(&key("density"), b.density)?;
+        let material = self.material(
+            name,
+            &b.material,
+            b.stiffness,
+            b.youngs_modulus,
+            b.poisson_ratio,
+        )?;
+        let centre = Vector3::from(b.centre);
+        let rotation = Rotation3::new(Vector3::from(rotation).map(f64::to_radians));
+        let keys = [
+            ("file", b.file.is_some()),
+            ("width", b.width.is_some()),
+            ("depth", b.depth.is_some()),
+            ("height", b.height.is_some()),
+            ("nx", b.nx.is_some()),
+            ("ny", b.ny.is_some()),
+            ("nz", b.nz.is_some()),
+            ("radius", b.radius.is_some()),
+            ("segments", b.segments.is_some()),
+            ("rings", b.rings.is_some()),
+            ("layers", b.layers.is_some()),
+        ];
+        let only = |allowed: &[&str], shape: &str| -> Result<(), CaseError> {
+            match keys
+                .iter()
+                .find(|(k, given)| *given && !allowed.contains(k))
+            {
+                Some((k, _)) => Err(self.invalid(&key(k), &shape_is(shape), "given")),
+                None => Ok(()),
+            }
+        };
+        let mesh_error = |k: &str, e: &dyn std::fmt::Display| {
+            self.invalid(&key(k), &e.to_string(), "the generated mesh")
+        };
+        let (mesh, shape, axis) = match b.shape.as_str() {
+            "cuboid" => {
+                only(&["width", "depth", "height", "nx", "ny", "nz"], "cuboid")?;
+                let size = Vec3::new(
+                    need("width", b.width)?,
+                    need("depth", b.depth)?,
+                    need("height", b.height)?,
+                );
+                let cells = [
+                    need_count("nx", b.nx, 1)?,
+                    need_count("ny", b.ny, 1)?,
+                    need_count("nz", b.nz, 1)?,
+                ];
+                let mesh = cuboid(size, cells, centre, &rotation, b.density)
+                    .map_err(|e| mesh_error("shape", &e))?;
+                (mesh, SolidShape::Cuboid(size), [0, cells[2]])
+            }
+            "cylinder" => {
+                only(
+                    &["radius", "height", "segments", "rings", "layers"],
+                    "cylinder",
+                )?;
+                let (radius, height) = (need("radius", b.radius)?, need("height", b.height)?);
+                let segments = need_count("segments", b.segments, 3)?;
+                let rings = need_count("rings", b.rings, 1)?;
+                let layers = need_count("layers", b.layers, 1)?;
+                let mesh = cylinder(
+                    radius, height, segments, rings, layers, centre, &rotation, b.density,
+                )
+                .map_err(|e| mesh_error("shape", &e))?;
+                let disk = mesh.len() / (layers + 1);
+                (
+                    mesh,
+                    SolidShape::Cylinder { radius, height },
+                    [0, layers * disk],
+                )
+            }
+            "mesh" => {
+                only(&["file"], "mesh")?;
+                let file = b
+                    .file
+                    .as_ref()
+                    .ok_or_else(|| self.invalid(&key("file"), "missing", "nothing"))?;
+                let resolved = case
+                    .and_then(Path::parent)
+                    .map_or_else(|| PathBuf::from(file), |dir| dir.join(file));
+                let mut mesh = read_tet_mesh(&resolved, b.density)
+                    .map_err(|e| self.invalid(&key("file"), &e.to_string(), file))?;
+                let c = centroid(&mesh);
+                for x in &mut mesh.x0 {
+                    *x = centre + rotation * (*x - c);
+                }
+                let axis = axis_nodes(&mesh.x0, &rotation, centre);
+                (mesh, SolidShape::Mesh, axis)
+            }
+            other => {
+                return Err(self.invalid(
+                    &key("shape"),
+                    "must be \"cuboid\", \"cylinder\" or \"mesh\"",
+                    other,
+                ));
+            }
+        };
+        let c = centroid(&mesh);
+        let (velocity, angular_velocity) = (Vector3::from(velocity), Vector3::from(spin));
+        let velocities = mesh
+            .x0
+            .iter()
+            .map(|x| velocity + angular_velocity.cross(&(x - c)))
+            .collect();
+        Ok(SolidBodySpec {
+            name: name.to_string(),
+            mesh,
+            shape,
+            velocities,
+            velocity,
+            angular_velocity,
+            material,
+            axis,
+        })
+    }
+
+    fn solid_half_space(
+        &self,
+        name: &str,
+        o: &SolidObstacleSection,
+    ) -> Result<HalfSpace<3>, CaseError> {
+        let key = |k: &str| format!("obstacles.{name}.{k}");
+        if o.kind != "half_space" {
+            return Err(self.invalid(
+                &key("type"),
+                "must be \"half_space\" (the one obstacle of 3D scenes yet)",
+                &o.kind,
+            ));
+        }
+        let normal = match (o.normal, o.angle_deg) {
+            (Some(n), None) => {
+                self.finite3(&key("normal"), n)?;
+                let n = Vector3::from(n);
+                let norm = n.norm();
+                if !(norm > 0.0 && norm.is_finite()) {
+                    return Err(self.invalid(
+                        &key("normal"),
+                        "must be a non-zero vector",
+                        format!("{n:?}"),
+                    ));
+                }
+                n / norm
+            }
+            (None, Some(deg)) => {
+                if !(deg.is_finite() && (0.0..90.0).contains(&deg)) {
+                    return Err(self.invalid(&key("angle_deg"), "must be in [0, 90) degrees", deg));
+                }
+                let t = deg.to_radians();
+                Vector3::new(t.sin(), 0.0, t.cos())
+            }
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    &key("angle_deg"),
+                    "state exactly one of normal and angle_deg",
+                    "both",
+                ));
+            }
+            (None, None) => {
+                return Err(self.invalid(
+                    &key("normal"),
+                    "missing: state normal or angle_deg",
+                    "nothing",
+                ));
+            }
+        };
+        let point = o
+            .point
+            .ok_or_else(|| self.invalid(&key("point"), "missing", "nothing"))?;
+        self.finite3(&key("point"), point)?;
+        let velocity = o.velocity.unwrap_or([0.0; 3]);
+        self.finite3(&key("velocity"), velocity)?;
+        let velocity = Vector3::from(velocity);
+        if velocity.dot(&normal).abs() > 1e-12 * velocity.norm() {
+            return Err(self.invalid(
+                &key("velocity"),
+                "a surface's velocity must be along the surface (normal to its normal)",
+                format!("{:?}", velocity.as_slice()),
+            ));
+        }
+        Ok(HalfSpace {
+            normal,
+            point: Vector3::from(point),
+            velocity,
+        })
+    }
+}
+
+/// Two nodes of a placed mesh on (or nearest) its local z axis through `centre`: the lowest
+/// and the highest in its own frame (`rotation` undone), each the nearest the axis among
+/// those within a thousandth of the mesh's size of the extreme.
+fn axis_nodes(x0: &[Vec3], rotation: &Rotation3<f64>, centre: Vec3) -> [usize; 2] {
+    let local: Vec<Vec3> = x0
+        .iter()
+        .map(|x| rotation.inverse() * (x - centre))
+        .collect();
+    let size = local.iter().map(|p| p.amax()).fold(0.0, f64::max);
+    let (lo, hi) = local
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.z), hi.max(p.z))
+        });
+    let nearest = |z: f64| {
+        (0..local.len())
+            .filter(|&i| (local[i].z - z).abs() <= 1e-3 * size)
+            .min_by(|&a, &b| local[a].xy().norm().total_cmp(&local[b].xy().norm()))
+            .unwrap_or(0)
+    };
+    [nearest(lo), nearest(hi)]
+}

@@ -1,0 +1,192 @@
+//! The schema of a 3D scene case file (`kind = "scene"`, `dimension = 3`, SPEC.md §7): tetrahedral
+//! bodies on half-spaces, every vector of three components (z up by convention, not by rule:
+//! gravity says which way is down). The friction, barrier, time and Newton sections are the 2D
+//! scene's ([`super::schema`]); [`super::solid::SolidScene::from_file`] validates it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::schema::{BarrierSection, FrictionSection};
+use crate::scene::case_file::{NewtonSection, TimeSection};
+
+/// Deserialises an array of exactly three numbers (serde's `[f64; 3]` would take the first three
+/// of a longer array, and a 2D vector must be refused, naming its key).
+pub(crate) fn exactly_three<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
+    let v = Vec::<f64>::deserialize(d)?;
+    <[f64; 3]>::try_from(v.as_slice()).map_err(|_| {
+        serde::de::Error::invalid_length(
+            v.len(),
+            &"an array of exactly 3 numbers, [x, y, z] (the scene declares dimension = 3)",
+        )
+    })
+}
+
+/// [`exactly_three`] for an optional key (called only when the key is present).
+pub(crate) fn exactly_three_opt<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<[f64; 3]>, D::Error> {
+    exactly_three(d).map(Some)
+}
+
+/// `[bodies.NAME]` of a 3D scene: a tetrahedral body, its placement and material.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolidBodySection {
+    /// `"cuboid"` (`width`, `depth`, `height`, `nx`, `ny`, `nz`), `"cylinder"` (`radius`,
+    /// `height`, `segments`, `rings`, `layers`) or `"mesh"` (a Gmsh `.msh` tetrahedral mesh:
+    /// `file`).
+    pub shape: String,
+    /// A mesh's Gmsh `.msh` file (MSH 4.1, 4-node tetrahedra), relative to the case file; its
+    /// mass-weighted centroid is placed at `centre`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// A cuboid's size along its local x, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<f64>,
+    /// A cuboid's size along its local y, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<f64>,
+    /// A cuboid's or cylinder's size along its local z (the cylinder's axis), m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<f64>,
+    /// Cells along a cuboid's width.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nx: Option<usize>,
+    /// Cells along its depth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ny: Option<usize>,
+    /// Cells along its height.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nz: Option<usize>,
+    /// A cylinder's radius, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// Nodes on a cylinder's rim (at least 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<usize>,
+    /// Rings of a cylinder's cross-section (at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rings: Option<usize>,
+    /// Layers of tetrahedra along a cylinder's axis (at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layers: Option<usize>,
+    /// Centre (mass-weighted centroid) at t = 0, m.
+    #[serde(deserialize_with = "exactly_three")]
+    pub centre: [f64; 3],
+    /// The body's rotation about its centre at t = 0: a rotation vector (axis × angle),
+    /// degrees (default none).
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rotation_deg: Option<[f64; 3]>,
+    /// The centre's initial velocity, m/s (default 0).
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub velocity: Option<[f64; 3]>,
+    /// The initial angular velocity about the centre, rad/s (default 0): node i starts at
+    /// v + ω × (xᵢ − c), a rigid motion.
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub angular_velocity: Option<[f64; 3]>,
+    /// Density, kg/m³, lumped from the tetrahedra's volumes.
+    pub density: f64,
+    /// `"neo_hookean"` (the default in 3D) or `"mass_spring"` (springs along every tetrahedron
+    /// edge).
+    #[serde(default = "default_solid_material")]
+    pub material: String,
+    /// Spring stiffness of every edge, N/m (mass-spring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f64>,
+    /// Young's modulus E, Pa (neo-Hookean).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub youngs_modulus: Option<f64>,
+    /// Poisson's ratio ν in (−1, 0.5) (neo-Hookean).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poisson_ratio: Option<f64>,
+}
+
+fn default_solid_material() -> String {
+    "neo_hookean".into()
+}
+
+/// `[obstacles.NAME]` of a 3D scene: a half-space n·(x − o) ≥ 0.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolidObstacleSection {
+    /// `"half_space"` (the one obstacle of 3D scenes yet).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Outward normal (normalised on load).
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub normal: Option<[f64; 3]>,
+    /// Or the incline's angle θ to the horizontal x–y plane, degrees, in [0, 90): normal
+    /// (sin θ, 0, cos θ), descending towards +x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angle_deg: Option<f64>,
+    /// A point on the surface, m.
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub point: Option<[f64; 3]>,
+    /// The surface's velocity along itself (a belt), m/s (default 0).
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub velocity: Option<[f64; 3]>,
+}
+
+/// `[gravity]` of a 3D scene.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolidGravitySection {
+    /// Gravitational acceleration, m/s².
+    #[serde(deserialize_with = "exactly_three")]
+    pub acceleration: [f64; 3],
+}
+
+/// A 3D scene case file as written.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolidSceneFile {
+    /// `"scene"`.
+    pub kind: String,
+    /// 3.
+    pub dimension: u32,
+    /// Human-readable name.
+    pub name: String,
+    /// Gravity.
+    pub gravity: SolidGravitySection,
+    /// The bodies, by name (one yet: body–body contact in 3D is not implemented).
+    pub bodies: BTreeMap<String, SolidBodySection>,
+    /// The obstacles, by name.
+    #[serde(default)]
+    pub obstacles: BTreeMap<String, SolidObstacleSection>,
+    /// Drivers: none yet in 3D (a non-empty table is refused by name).
+    #[serde(default)]
+    pub drivers: BTreeMap<String, toml::Value>,
+    /// Friction.
+    pub friction: FrictionSection,
+    /// The barrier.
+    pub barrier: BarrierSection,
+    /// Time stepping.
+    pub time: TimeSection,
+    /// Newton.
+    pub newton: NewtonSection,
+}

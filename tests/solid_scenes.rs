@@ -1,0 +1,489 @@
+//! 3D scenes (issue 21, first installment) against their closed forms, derived here from the
+//! case files' own values and measured from `trajectory.csv` (not from the runner's summary,
+//! which is checked to agree), and the 3D scene's bad input. The binary is run as a user runs it.
+//!
+//! * A box on an incline of angle θ (cases/box3d_incline.toml): sliding from rest with
+//!   μ < tan θ, N = m g cos θ, kinetic friction μ N up the fall line and the weight's m g sin θ
+//!   down it: a = g (sin θ − μ cos θ). Held (μ > tan θ), smoothed friction creeps at the speed
+//!   y where its force μ N f₁(y) balances m g sin θ, f₁(y) = 2y/ε_v − y²/ε_v² below ε_v:
+//!   y² − 2 ε_v y + ε_v² tan θ/μ = 0, v* = ε_v (1 − √(1 − tan θ/μ)) (SPEC.md §6).
+//! * A puck of radius R on a level plane (cases/puck_spin.toml), uniform pressure N/(π R²):
+//!   sliding alone, friction μ m g decelerates it uniformly, t = v₀/(μ g); spinning alone, the
+//!   torque ∫ μ (N/(π R²)) r dA = ⅔ μ N R against I = ½ m R² decelerates ω at 4 μ g/(3 R),
+//!   t = 3 R ω₀/(4 μ g); both, they stop together with v/(R ω) → 0.653 (SPEC.md §8).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const G: f64 = 9.81;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(case: &Path, out: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stickslip"))
+        .arg("run")
+        .arg(case)
+        .args(["--gpu", "off", "--out"])
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs `case` with `args`: its printed table, summary.json, and trajectory.csv as (header,
+/// rows).
+fn run_ok(case: &str, out: &Path, args: &[&str]) -> (String, Value, Vec<String>, Vec<Vec<f64>>) {
+    let o = run(&root().join(case), out, args);
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{case}: {}\n{stdout}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let text = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse::<f64>().unwrap()).collect())
+        .collect();
+    (
+        stdout,
+        serde_json::from_str(&summary).unwrap(),
+        header,
+        rows,
+    )
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("trajectory.csv has no column {name}: {header:?}"))
+}
+
+fn close(what: &str, measured: f64, analytic: f64, rel: f64) {
+    let err = (measured / analytic - 1.0).abs();
+    assert!(
+        err <= rel,
+        "{what}: measured {measured} against analytic {analytic} ({:.3} %, allowed {:.1} %)",
+        100.0 * err,
+        100.0 * rel
+    );
+}
+
+/// The least-squares slope of `ys` against `ts`.
+fn slope(ts: &[f64], ys: &[f64]) -> f64 {
+    let n = ts.len() as f64;
+    let (mt, my) = (ts.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxy: f64 = ts.iter().zip(ys).map(|(t, y)| (t - mt) * (y - my)).sum();
+    let sxx: f64 = ts.iter().map(|t| (t - mt) * (t - mt)).sum();
+    sxy / sxx
+}
+
+/// The incline of the case: θ = 20°, normal (sin θ, 0, cos θ), so the fall line is
+/// (cos θ, 0, −sin θ).
+const THETA_DEG: f64 = 20.0;
+
+/// The box slides from rest at μ = 0.2: its downhill speed's least-squares slope over the run's
+/// second half (t ∈ [0.5, 1] s, after the landing's half-millimetre settle) is
+/// g (sin θ − μ cos θ) within 0.5 % (the issue's goal; a stiff box on a flat plane has no other
+/// error than the smoothing, which acts below 2 ε_v, and the barrier's normal force balancing
+/// the weight's normal part). The downhill columns are checked against the centroid's own
+/// columns projected on the fall line.
+#[test]
+fn a_box_slides_down_the_incline_at_g_sin_minus_mu_cos() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, summary, header, rows) = run_ok("cases/box3d_incline.toml", dir.path(), &[]);
+    let theta = THETA_DEG.to_radians();
+    let mu = 0.2;
+    let analytic = G * (theta.sin() - mu * theta.cos());
+    let (x, z, vx, vz) = (
+        column(&header, "box.x_m"),
+        column(&header, "box.z_m"),
+        column(&header, "box.vx_m_per_s"),
+        column(&header, "box.vz_m_per_s"),
+    );
+    let (s, u) = (
+        column(&header, "box.downhill_m"),
+        column(&header, "box.downhill_speed_m_per_s"),
+    );
+    let fall = (theta.cos(), -theta.sin());
+    for r in &rows {
+        let along = (r[x] - rows[0][x]) * fall.0 + (r[z] - rows[0][z]) * fall.1;
+        assert!((r[s] - along).abs() < 1e-12, "downhill {} vs {along}", r[s]);
+        let speed = r[vx] * fall.0 + r[vz] * fall.1;
+        assert!((r[u] - speed).abs() < 1e-12, "speed {} vs {speed}", r[u]);
+    }
+    let half = &rows[rows.len() / 2..];
+    let ts: Vec<f64> = half.iter().map(|r| r[0]).collect();
+    let us: Vec<f64> = half.iter().map(|r| r[u]).collect();
+    let measured = slope(&ts, &us);
+    close("the box's acceleration", measured, analytic, 5e-3);
+    let reported = summary["incline"]["acceleration_m_per_s2"]
+        .as_f64()
+        .unwrap();
+    assert!((reported - measured).abs() < 1e-9 * analytic, "{reported}");
+    assert!(stdout.contains("acceleration"), "{stdout}");
+    assert_eq!(summary["bodies"][0]["verdict"]["state"], "sliding");
+    assert!((summary["bodies"][0]["mass_kg"].as_f64().unwrap() - 4.0).abs() < 1e-9);
+}
+
+/// Held at μ = 0.5 > tan θ = 0.364, the box creeps at v* = ε_v (1 − √(1 − tan θ/μ)) = 47.8 µm/s:
+/// its mean downhill speed over t ∈ [1, 2] s within 10 % (as the 2D creep checks: the box's
+/// settle after its start half a d̂ from the plane, which rings down within the first second).
+/// Newton's tolerance is 1e-5 m/s here: at 1e-6 m/s it stalls at 1.04e-6 after 200 iterations
+/// at t = 0.903 s (docs/scenes.md); 1e-5 is still a fifth of v*.
+#[test]
+fn a_box_is_held_on_the_incline_creeping_at_v_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, summary, header, rows) = run_ok(
+        "cases/box3d_incline.toml",
+        dir.path(),
+        &[
+            "--set",
+            "friction.mu_static=0.5",
+            "--set",
+            "friction.mu_kinetic=0.5",
+            "--set",
+            "newton.tol=1e-5",
+            "--duration",
+            "2",
+        ],
+    );
+    let theta = THETA_DEG.to_radians();
+    let (mu, eps_v) = (0.5, 1e-4);
+    let v_star = eps_v * (1.0 - (1.0 - theta.tan() / mu).sqrt());
+    let s = column(&header, "box.downhill_m");
+    let (mid, last) = (&rows[rows.len() / 2], rows.last().unwrap());
+    let creep = (last[s] - mid[s]) / (last[0] - mid[0]);
+    close("the held box's creep", creep, v_star, 0.1);
+    assert_eq!(summary["bodies"][0]["verdict"]["state"], "stopped");
+}
+
+/// The puck's stop times from trajectory.csv: the first time after which its speed over the
+/// plane (its spin about the normal) stays below 10⁻³ of its start (the runner's threshold; the
+/// decelerations are finite, so the threshold moves the time by 10⁻³ of it at most).
+fn stop_times(header: &[String], rows: &[Vec<f64>]) -> (Option<f64>, Option<f64>) {
+    let (vx, vy, wz) = (
+        column(header, "puck.vx_m_per_s"),
+        column(header, "puck.vy_m_per_s"),
+        column(header, "puck.wz_rad_per_s"),
+    );
+    let speed = |r: &Vec<f64>| r[vx].hypot(r[vy]);
+    let spin = |r: &Vec<f64>| r[wz].abs();
+    let stop = |f: &dyn Fn(&Vec<f64>) -> f64| {
+        let start = f(&rows[0]);
+        if start == 0.0 {
+            return None;
+        }
+        let last = rows.iter().rposition(|r| f(r) >= 1e-3 * start)?;
+        rows.get(last + 1).map(|r| r[0])
+    };
+    (stop(&speed), stop(&spin))
+}
+
+/// R = 0.1 m, μ = 0.3, v₀ = 1 m/s, ω₀ = 10 rad/s (the case's); within 3 % (the issue's goal:
+/// the discrete disk is a 24-gon, 0.9 % short of the circle's radius at its edges' midpoints,
+/// and its lumped masses and contact weights quadrature I and the torque).
+const R: f64 = 0.1;
+const MU: f64 = 0.3;
+
+#[test]
+fn a_sliding_puck_stops_at_v0_over_mu_g() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, summary, header, rows) = run_ok(
+        "cases/puck_spin.toml",
+        dir.path(),
+        &[
+            "--set",
+            "bodies.puck.angular_velocity=[0,0,0]",
+            "--duration",
+            "0.5",
+        ],
+    );
+    let (slide, spin) = stop_times(&header, &rows);
+    close("the slide's stop", slide.unwrap(), 1.0 / (MU * G), 0.03);
+    assert_eq!(spin, None);
+    let reported = summary["slide_spin"]["slide_stop_s"].as_f64().unwrap();
+    assert_eq!(reported, slide.unwrap());
+}
+
+#[test]
+fn a_spinning_puck_stops_at_3_r_omega0_over_4_mu_g() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, summary, header, rows) = run_ok(
+        "cases/puck_spin.toml",
+        dir.path(),
+        &["--set", "bodies.puck.velocity=[0,0,0]", "--duration", "0.4"],
+    );
+    // At t = 0 the nodes' rigid spin is read back as ω (I ω = Σ mᵢ rᵢ × vᵢ), the centroid at rest.
+    let wz = column(&header, "puck.wz_rad_per_s");
+    assert!((rows[0][wz] - 10.0).abs() < 1e-9, "{}", rows[0][wz]);
+    let (slide, spin) = stop_times(&header, &rows);
+    close(
+        "the spin's stop",
+        spin.unwrap(),
+        3.0 * R * 10.0 / (4.0 * MU * G),
+        0.03,
+    );
+    assert_eq!(slide, None);
+    let reported = summary["slide_spin"]["spin_stop_s"].as_f64().unwrap();
+    assert_eq!(reported, spin.unwrap());
+}
+
+/// Launched sliding and spinning (v₀/(R ω₀) = 1), both motions stop within two steps of each
+/// other, and v/(R ω), read when v + R ω has fallen to 0.5 % of its start (the runner's
+/// `RATIO_AT_FRACTION`), is 0.653 within 5 %
+/// (the ratio still drifts towards its limit there, and the 24-gon's pressure is uniform only to
+/// its quadrature).
+#[test]
+fn a_sliding_spinning_puck_stops_both_motions_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, summary, header, rows) =
+        run_ok("cases/puck_spin.toml", dir.path(), &["--duration", "0.6"]);
+    let (slide, spin) = stop_times(&header, &rows);
+    let (slide, spin) = (slide.unwrap(), spin.unwrap());
+    assert!((slide - spin).abs() <= 2e-3 + 1e-12, "{slide} s, {spin} s");
+    let (vx, vy, wz) = (
+        column(&header, "puck.vx_m_per_s"),
+        column(&header, "puck.vy_m_per_s"),
+        column(&header, "puck.wz_rad_per_s"),
+    );
+    let start = 1.0 + R * 10.0;
+    let r = rows
+        .iter()
+        .rev()
+        .find(|r| r[vx].hypot(r[vy]) + R * r[wz].abs() >= 0.005 * start)
+        .unwrap();
+    let ratio = r[vx].hypot(r[vy]) / (R * r[wz].abs());
+    close("v/(R omega) near the end", ratio, 0.653, 0.05);
+    let reported = summary["slide_spin"]["ratio"].as_f64().unwrap();
+    assert!((reported - ratio).abs() < 1e-12, "{reported} vs {ratio}");
+}
+
+/// `case` is refused as bad input: exit 2, one line naming the file and every needle, nothing
+/// written.
+fn refused(dir: &Path, case: &Path, needles: &[&str]) {
+    let out = dir.join(format!(
+        "out_{}",
+        case.file_stem().unwrap().to_string_lossy()
+    ));
+    let o = run(case, &out, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}: {err}", case.display());
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    let name = case.file_name().unwrap().to_string_lossy().to_string();
+    assert!(lines[0].contains(&name), "names the file: {err}");
+    for n in needles {
+        assert!(lines[0].contains(n), "names {n}: {err}");
+    }
+    assert!(!out.exists(), "{} wrote {}", case.display(), out.display());
+}
+
+fn edited(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("cases/puck_spin.toml")).unwrap();
+    let edited = edit(&text);
+    assert_ne!(edited, text, "{name}: the edit must change the case");
+    let path = dir.join(name);
+    std::fs::write(&path, edited).unwrap();
+    path
+}
+
+#[test]
+fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let second_puck = |s: &str| {
+        let i = s.find("[obstacles.floor]").unwrap();
+        let j = s.find("[bodies.puck]").unwrap();
+        let lid = s[j..i]
+            .replace("[bodies.puck]", "[bodies.lid]")
+            .replace("centre = [0.0, 0.0, 0.0105]", "centre = [0.0, 0.0, 0.5]");
+        format!("{}{lid}{}", &s[..i], &s[i..])
+    };
+    let cases: Vec<(PathBuf, &[&str])> = vec![
+        (
+            edited(p, "mixed.toml", |s| {
+                s.replace(
+                    "acceleration = [0.0, 0.0, -9.81]",
+                    "acceleration = [0.0, -9.81]",
+                )
+            }),
+            &["gravity.acceleration", "exactly 3"],
+        ),
+        (
+            edited(p, "two.toml", second_puck),
+            &["bodies", "body–body contact in 3D is not yet implemented"],
+        ),
+        (
+            edited(p, "four.toml", |s| {
+                s.replace("dimension = 3", "dimension = 4")
+            }),
+            &["dimension", "2 (the default) or 3"],
+        ),
+        (
+            edited(p, "inside.toml", |s| {
+                s.replace("centre = [0.0, 0.0, 0.0105]", "centre = [0.0, 0.0, 0.009]")
+            }),
+            &["bodies.puck.centre", "floor"],
+        ),
+        (
+            edited(p, "driver.toml", |s| {
+                format!(
+                    "{s}\n[drivers.push]\ntype = \"force\"\nbody = \"puck\"\nforce = [1.0, 0.0, 0.0]\n"
+                )
+            }),
+            &["drivers.push", "not yet implemented in 3D"],
+        ),
+        (
+            edited(p, "segments.toml", |s| {
+                s.replace("segments = 24", "segments = 2")
+            }),
+            &["bodies.puck.segments", "at least 3"],
+        ),
+        (
+            edited(p, "box_key.toml", |s| {
+                s.replace("rings = 4", "rings = 4\nnx = 2")
+            }),
+            &["bodies.puck.nx", "cylinder"],
+        ),
+    ];
+    for (case, needles) in cases {
+        refused(p, &case, needles);
+    }
+}
+
+/// A sliding point mass on the incline, in the plane's coordinates (s down the fall line, w
+/// across it): s̈, ẅ = g sin θ (1, 0) − μ g cos θ (ṡ, ẇ)/‖(ṡ, ẇ)‖ (friction opposes the
+/// velocity, N = m g cos θ). Integrated by RK4 at `dt` from (0, 0) with velocity `v0` up to
+/// each of `times`; returns the positions there and the path's length to the last.
+fn point_mass_on_incline(
+    v0: (f64, f64),
+    mu: f64,
+    theta: f64,
+    times: &[f64],
+    dt: f64,
+) -> (Vec<(f64, f64)>, f64) {
+    let f = |y: [f64; 4]| -> [f64; 4] {
+        let speed = y[2].hypot(y[3]);
+        let k = if speed > 0.0 {
+            mu * G * theta.cos() / speed
+        } else {
+            0.0
+        };
+        [y[2], y[3], G * theta.sin() - k * y[2], -k * y[3]]
+    };
+    let add = |y: [f64; 4], k: [f64; 4], c: f64| std::array::from_fn(|i| y[i] + c * k[i]);
+    let (mut y, mut t, mut length) = ([0.0, 0.0, v0.0, v0.1], 0.0, 0.0);
+    let mut out = Vec::new();
+    for &target in times {
+        while t < target - 1e-12 {
+            let step = dt.min(target - t);
+            let k1 = f(y);
+            let k2 = f(add(y, k1, step / 2.0));
+            let k3 = f(add(y, k2, step / 2.0));
+            let k4 = f(add(y, k3, step));
+            let next: [f64; 4] = std::array::from_fn(|i| {
+                y[i] + step / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+            });
+            length += (next[0] - y[0]).hypot(next[1] - y[1]);
+            y = next;
+            t += step;
+        }
+        out.push((y[0], y[1]));
+    }
+    (out, length)
+}
+
+/// The box launched across the incline at 1 m/s (along +y, level): friction opposes its
+/// velocity, which turns down the fall line, so the path curves downhill. Its centroid's
+/// position in the plane (the downhill column, and y) at every 0.1 s is within 1 % of the path's
+/// length of the point mass's (RK4 at 10 µs, converged far below that; the box's own
+/// difference is its landing settle and the backward-Euler step's first-order lag, h = 1 ms).
+#[test]
+fn a_box_launched_across_the_incline_follows_the_sliding_point_mass() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, summary, header, rows) = run_ok(
+        "cases/box3d_incline.toml",
+        dir.path(),
+        &["--set", "bodies.box.velocity=[0,1,0]"],
+    );
+    // Not along the fall line: the incline's closed form does not apply and is not reported.
+    assert!(summary["incline"].is_null());
+    let (s, y) = (
+        column(&header, "box.downhill_m"),
+        column(&header, "box.y_m"),
+    );
+    let samples: Vec<&Vec<f64>> = rows
+        .iter()
+        .filter(|r| ((r[0] * 10.0).round() - r[0] * 10.0).abs() < 1e-9 && r[0] > 0.0)
+        .collect();
+    assert_eq!(samples.len(), 10);
+    let times: Vec<f64> = samples.iter().map(|r| r[0]).collect();
+    let (expected, length) =
+        point_mass_on_incline((0.0, 1.0), 0.2, THETA_DEG.to_radians(), &times, 1e-5);
+    for (r, (es, ew)) in samples.iter().zip(&expected) {
+        let off = (r[s] - es).hypot(r[y] - rows[0][y] - ew);
+        assert!(
+            off <= 0.01 * length,
+            "t = {} s: ({}, {}) against ({es}, {ew}): {off} m off, path {length} m",
+            r[0],
+            r[s],
+            r[y] - rows[0][y]
+        );
+    }
+    // The path curved downhill: the velocity turned from across towards the fall line.
+    let (u, vy) = (
+        column(&header, "box.downhill_speed_m_per_s"),
+        column(&header, "box.vy_m_per_s"),
+    );
+    let last = rows.last().unwrap();
+    assert!(last[u] > last[vy].abs(), "{} vs {}", last[u], last[vy]);
+}
+
+/// A Gmsh tetrahedral mesh as the body (tests/data/block.msh: 0.2 × 0.1 × 0.1 m, 700 kg/m³ here
+/// → 1.4 kg, its bottom 0.05 m below its centroid as the case's box's): on the case's incline it
+/// slides at g (sin θ − μ cos θ) within 0.5 % as the generated box does (the closed form does
+/// not depend on the mesh).
+#[test]
+fn a_gmsh_mesh_body_slides_down_the_incline_at_g_sin_minus_mu_cos() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("cases/box3d_incline.toml")).unwrap();
+    let i = text.find("shape = \"cuboid\"").unwrap();
+    let j = text.find("# The incline's normal").unwrap();
+    let block = root().join("tests/data/block.msh");
+    let case_text = format!(
+        "{}shape = \"mesh\"\nfile = {:?}\n{}",
+        &text[..i],
+        block.to_string_lossy(),
+        &text[j..]
+    )
+    .replace("density = 1000.0", "density = 700.0");
+    let case = dir.path().join("block_incline.toml");
+    std::fs::write(&case, case_text).unwrap();
+    let out = dir.path().join("out");
+    let (_, summary, header, rows) = run_ok(case.to_str().unwrap(), &out, &[]);
+    assert!((summary["bodies"][0]["mass_kg"].as_f64().unwrap() - 1.4).abs() < 1e-9);
+    let u = column(&header, "box.downhill_speed_m_per_s");
+    let half = &rows[rows.len() / 2..];
+    let ts: Vec<f64> = half.iter().map(|r| r[0]).collect();
+    let us: Vec<f64> = half.iter().map(|r| r[u]).collect();
+    let theta = THETA_DEG.to_radians();
+    close(
+        "the mesh body's acceleration",
+        slope(&ts, &us),
+        G * (theta.sin() - 0.2 * theta.cos()),
+        5e-3,
+    );
+}
