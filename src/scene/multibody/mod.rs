@@ -3,11 +3,11 @@
 //! named in an error), and the [`crate::solver::System`] a scene builds ([`system`]).
 //!
 //! Bodies are the book's square, boxes of nx × ny cells and triangle meshes from Gmsh `.msh`
-//! files, mass-spring or neo-Hookean (`scene::bodies`); obstacles are
-//! half-spaces with an optional surface velocity (belts); drivers are springs to anchors,
-//! prescribed motions and constant forces. Bodies meet obstacles through the contact stage; they
-//! do not yet meet each other (no body–body pair type), so a scene whose bodies start closer
-//! than d̂ or overlapping is refused.
+//! files, mass-spring or neo-Hookean (`scene::bodies`); obstacles are half-spaces with an
+//! optional surface velocity (belts) and static polylines; drivers are springs to anchors,
+//! prescribed motions and constant forces. Bodies meet obstacles and each other through the
+//! contact stage (point–edge pairs, SPEC.md §7); a scene whose bodies start closer than d̂ or
+//! overlapping is refused. 3D scenes (`dimension = 3`) are [`solid`]'s.
 
 mod clearance;
 pub mod dimension;
