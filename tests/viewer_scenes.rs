@@ -241,6 +241,52 @@ fn the_stacked_blocks_draw_both_bodies_and_their_contacts_in_their_regime() {
     );
 }
 
+/// The viewer's contact dots are `contacts.csv`'s pairs in `contacts.csv`'s regimes: after 60
+/// steps of the stacked blocks (the upper block still settling, some pairs sliding), the
+/// viewer's counts per regime equal those of the run's last rows with a positive normal force.
+#[test]
+fn the_contact_dots_are_the_pairs_and_regimes_of_contacts_csv() {
+    let case = "cases/stacked_blocks.toml";
+    let steps = 60;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = Command::new(BIN)
+        .arg("run")
+        .arg(root().join(case))
+        .args(["--duration", "0.06", "--contacts", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out.join("contacts.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (t_col, force_col, state_col) = (col("t_s"), col("normal_force_N"), col("state"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let t_end: f64 = rows.last().unwrap()[t_col].parse().unwrap();
+    assert!(
+        (t_end - 0.06).abs() < 1e-9,
+        "the last rows are at {t_end} s"
+    );
+    let mut csv = [0usize; 3];
+    for r in rows
+        .iter()
+        .filter(|r| r[t_col].parse::<f64>().unwrap() == t_end)
+    {
+        if r[force_col].parse::<f64>().unwrap() > 0.0 {
+            let k = ["stick", "transition", "slide"]
+                .iter()
+                .position(|s| *s == r[state_col])
+                .unwrap();
+            csv[k] += 1;
+        }
+    }
+    let n = stepped(case, steps).contact_counts();
+    assert_eq!([n.stick, n.transition, n.slide], csv);
+    assert!(csv.iter().sum::<usize>() >= 10, "{csv:?}: the blocks touch");
+}
+
 /// The lamps over the belt's first 9 s (the first slip at 2.94 s, then the first full cycle
 /// after it, which the runner's measured cycle needs, ends near 8.5 s): every lamp judged and
 /// green, the cycle's within the 2 % of SPEC.md §8 (tests/scene_cases.rs derives it).

@@ -2,6 +2,7 @@
 //! step at a time, its lamps, and the history its chart draws. Nothing here draws; the stepping
 //! is the runner's own ([`SceneRunner::step`]), the checks its own figures.
 
+use crate::contact::PairDistance;
 use crate::energy::Vec2;
 use crate::run::multibody::{ContactState, SceneRunError, SceneRunner};
 use crate::scene::multibody::{DriverKind, MultibodyScene};
@@ -282,22 +283,24 @@ impl SceneCase {
         }
     }
 
-    /// Every friction contact pair of the last step ([`crate::solver::Simulation::contacts`]:
-    /// a frictionless pair has none) with a positive normal force (the vertex–vertex
+    /// Every contact pair within d̂ now with a positive normal force (the vertex–vertex
     /// corrections' negative ones left out), with its point (the stencil's first node) and its
-    /// regime ([`ContactState`], the rule of `contacts.csv`).
+    /// regime: the pairs, slips and rule of `contacts.csv` ([`PairDistance::slip`] at the
+    /// current velocities, [`ContactState::of_slip`]).
     pub fn contact_points(&self) -> Vec<(Vec2, ContactState)> {
         let sim = &self.runner.sim;
-        let mut contacts = Vec::new();
-        sim.contacts(&mut contacts);
-        let eps_v = self.scene.eps_v;
-        contacts
+        let mut pairs: Vec<PairDistance<2>> = Vec::new();
+        if let Some(c) = sim.contact() {
+            c.distances(&sim.x, &mut pairs);
+        }
+        let (dhat, eps_v) = (self.scene.barrier.dhat, self.scene.eps_v);
+        pairs
             .iter()
-            .filter(|c| c.normal_force > 0.0 && c.len > 0)
-            .map(|c| {
+            .filter(|p| p.distance < dhat && p.normal_force > 0.0 && p.len > 0)
+            .map(|p| {
                 (
-                    sim.x[c.nodes[0]],
-                    ContactState::of_slip(c.slip.norm(), eps_v),
+                    sim.x[p.nodes[0]],
+                    ContactState::of_slip(p.slip(&sim.v).norm(), eps_v),
                 )
             })
             .collect()
@@ -317,7 +320,7 @@ impl SceneCase {
     }
 
     /// The barrier force and the friction force on every node at the current positions, N
-    /// (as the slope's viewer shows them).
+    /// (as the slope's viewer shows them; a polyline's fixed nodes too).
     pub fn node_forces(&self) -> Vec<(Vec2, Vec2)> {
         let sim = &self.runner.sim;
         let n = sim.x.len();

@@ -218,13 +218,22 @@ fn zig_zag(p: (f32, f32), q: (f32, f32), c: macroquad::color::Color) {
     line(prev, q, 2.0, c);
 }
 
-/// The barrier and friction force on every node, scaled so that the longest is
+/// The barrier and friction force on every body node, scaled so that the longest is
 /// [`LONGEST_ARROW_PX`], with the scale written in the view.
 fn force_arrows(case: &SceneCase, cam: &Camera, pen: &Pen) {
-    let forces = case.node_forces();
+    // The bodies' nodes only: a polyline's fixed nodes carry the reactions of whole piles.
+    let all = case.node_forces();
+    let x = &case.runner.sim.x;
+    let forces: Vec<(Vec2, (Vec2, Vec2))> = case
+        .runner
+        .layout
+        .bodies
+        .iter()
+        .flat_map(|r| r.clone().map(|i| (x[i], all[i])))
+        .collect();
     let largest = forces
         .iter()
-        .map(|(b, f)| b.norm().max(f.norm()))
+        .map(|(_, (b, f))| b.norm().max(f.norm()))
         .fold(0.0f64, f64::max);
     let rect = cam.rect;
     let y = rect.y + 40.0;
@@ -239,8 +248,7 @@ fn force_arrows(case: &SceneCase, cam: &Camera, pen: &Pen) {
         return;
     }
     let px_per_n = LONGEST_ARROW_PX / largest;
-    let x = &case.runner.sim.x;
-    for (p, (b, f)) in x.iter().zip(&forces) {
+    for (p, (b, f)) in &forces {
         let from = cam.to_screen(p);
         for (v, c) in [(b, graphics::BARRIER_ARROW), (f, graphics::FRICTION_ARROW)] {
             if v.norm() > 0.0 {
