@@ -84,7 +84,7 @@ pub enum StageError {
     Refused(#[from] OutputRefused),
 }
 
-fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
+pub(crate) fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
     r.map_err(|source| OutputError {
         path: path.to_path_buf(),
         source,
@@ -802,11 +802,31 @@ pub fn read_trajectory(path: &Path) -> Result<Vec<TrajectoryRow>, OutputError> {
 
 /// Writes `summary.json`.
 pub fn write_summary(path: &Path, summary: &Summary) -> Result<(), OutputError> {
-    let text = serde_json::to_string_pretty(summary).map_err(|e| OutputError {
+    write_json(path, summary)
+}
+
+/// Writes `value` as pretty JSON with a final newline (every `summary.json`).
+pub fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), OutputError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| OutputError {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
     })?;
     io(path, fs::write(path, text + "\n"))
+}
+
+/// Writes a CSV of numbers: the `header` row, then one row a value list, each written by
+/// [`crate::number_format::csv_row`] (a non-finite value is an empty field).
+pub fn write_number_rows(
+    path: &Path,
+    header: &[String],
+    rows: impl IntoIterator<Item = Vec<f64>>,
+) -> Result<(), OutputError> {
+    let mut w = BufWriter::new(io(path, fs::File::create(path))?);
+    io(path, writeln!(w, "{}", header.join(",")))?;
+    for row in rows {
+        io(path, writeln!(w, "{}", crate::number_format::csv_row(&row)))?;
+    }
+    io(path, w.flush())
 }
 
 /// Writes one OBJ frame as the book's code does: `v x y 0` per node, two triangles per cell

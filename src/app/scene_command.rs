@@ -6,7 +6,7 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy};
+use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy, io};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
 use crate::number_format::Short;
 use crate::run::multibody::{
@@ -164,35 +164,19 @@ pub fn write_contacts(path: &Path, runner: &SceneRunner) -> Result<(), OutputErr
     io(path, w.flush())
 }
 
-fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
-    r.map_err(|source| OutputError {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// Writes a scene's `trajectory.csv` (columns: [`trajectory_header`]).
+/// Writes a scene's `trajectory.csv` (columns: [`trajectory_header`]; a distance with nothing
+/// within the broad phase's reach is +∞: an empty field).
 pub fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
-    let mut w = BufWriter::new(io(path, std::fs::File::create(path))?);
-    io(
+    crate::app::output::write_number_rows(
         path,
-        writeln!(w, "{}", trajectory_header(&runner.scene).join(",")),
-    )?;
-    for row in &runner.rows {
-        // A distance with nothing within the broad phase's reach is +∞: an empty field.
-        let values = crate::number_format::csv_row(&trajectory_values(row));
-        io(path, writeln!(w, "{values}"))?;
-    }
-    io(path, w.flush())
+        &trajectory_header(&runner.scene),
+        runner.rows.iter().map(trajectory_values),
+    )
 }
 
 /// Writes a scene's `summary.json`.
 pub fn write_summary(path: &Path, summary: &SceneSummary) -> Result<(), OutputError> {
-    let text = serde_json::to_string_pretty(summary).map_err(|e| OutputError {
-        path: path.to_path_buf(),
-        source: std::io::Error::other(e),
-    })?;
-    io(path, std::fs::write(path, text + "\n"))
+    crate::app::output::write_json(path, summary)
 }
 
 /// The table a scene's run prints: the bodies' verdicts, the drivers' final forces, and the

@@ -3,7 +3,6 @@
 //! scene's run does, and prints every body's verdict and, for a body on an incline or a puck
 //! sliding and spinning, the measured answer beside the closed form.
 
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::app::output::{OutputError, StagedDir, WrittenBy};
@@ -71,34 +70,18 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
     ))?)
 }
 
-fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
-    r.map_err(|source| OutputError {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 /// Writes a 3D scene's `trajectory.csv` (columns: [`solid_trajectory_header`]).
 pub fn write_trajectory(path: &Path, runner: &SolidRunner) -> Result<(), OutputError> {
-    let mut w = BufWriter::new(io(path, std::fs::File::create(path))?);
-    io(
+    crate::app::output::write_number_rows(
         path,
-        writeln!(w, "{}", solid_trajectory_header(runner).join(",")),
-    )?;
-    for row in &runner.rows {
-        let values = crate::number_format::csv_row(&solid_trajectory_values(row));
-        io(path, writeln!(w, "{values}"))?;
-    }
-    io(path, w.flush())
+        &solid_trajectory_header(runner),
+        runner.rows.iter().map(solid_trajectory_values),
+    )
 }
 
 /// Writes a 3D scene's `summary.json`.
 pub fn write_summary(path: &Path, summary: &SolidSummary) -> Result<(), OutputError> {
-    let text = serde_json::to_string_pretty(summary).map_err(|e| OutputError {
-        path: path.to_path_buf(),
-        source: std::io::Error::other(e),
-    })?;
-    io(path, std::fs::write(path, text + "\n"))
+    crate::app::output::write_json(path, summary)
 }
 
 /// One "measured analytic (error)" line; `-` where either is missing.
