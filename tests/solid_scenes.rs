@@ -309,7 +309,7 @@ fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
         let j = s.find("[bodies.puck]").unwrap();
         let lid = s[j..i]
             .replace("[bodies.puck]", "[bodies.lid]")
-            .replace("centre = [0.0, 0.0, 0.0105]", "centre = [0.0, 0.0, 0.5]");
+            .replace("centre = [0.0, 0.0, 0.0105]", "centre = [0.0, 0.0, 0.0125]");
         format!("{}{lid}{}", &s[..i], &s[i..])
     };
     let cases: Vec<(PathBuf, &[&str])> = vec![
@@ -324,7 +324,10 @@ fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
         ),
         (
             edited(p, "two.toml", second_puck),
-            &["bodies", "body–body contact in 3D is not yet implemented"],
+            &[
+                "bodies.puck.centre",
+                "`puck` and `lid` must start more than barrier.dhat",
+            ],
         ),
         (
             edited(p, "four.toml", |s| {

@@ -144,6 +144,26 @@ pub fn solid_table(s: &SolidSummary) -> String {
         }
         t.push_str("  (over the run's second half)\n");
     }
+    if let (Some(m), Some(a)) = (&s.incline_stack, &s.incline_stack_analytic) {
+        t.push_str(&format!(
+            "\nstacked on the incline ({:.3} degrees) measured    analytic\n",
+            a.angle_deg
+        ));
+        let name = |k: usize| one_line(&s.bodies[k].name);
+        t.push_str(&compare(
+            &format!("lower ({}) acceleration", name(a.lower)),
+            Some(m.lower_acceleration_m_per_s2),
+            Some(a.lower_acceleration_m_per_s2),
+            "m/s^2",
+        ));
+        t.push_str(&compare(
+            &format!("upper ({}) acceleration", name(a.upper)),
+            Some(m.upper_acceleration_m_per_s2),
+            Some(a.upper_acceleration_m_per_s2),
+            "m/s^2",
+        ));
+        t.push_str("  (over the run's second half)\n");
+    }
     if let (Some(m), Some(a)) = (&s.slide_spin, &s.slide_spin_analytic) {
         t.push_str("\nsliding and spinning (SPEC.md §8)  measured     analytic\n");
         t.push_str(&compare(

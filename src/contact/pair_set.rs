@@ -4,7 +4,7 @@
 use crate::contact::candidates::CandidateSource;
 use crate::contact::collisions::tangential::{self, TangentialCollision};
 use crate::contact::pair::MAX_STENCIL;
-use crate::contact::potentials::barrier::{BarrierParams, BarrierPotential};
+use crate::contact::potentials::barrier::{BarrierParams, BarrierPotential, MOLLIFIER_HESSIAN};
 use crate::contact::potentials::friction::{FrictionParams, FrictionPotential, blended_mu_lambda};
 use crate::contact::{ContactPair, FrictionTable};
 use crate::energy::{Energy, StepState, Vector};
@@ -217,11 +217,17 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
         for pair in self.barrier.candidates() {
             let distance = pair.distance(x);
             let frame = pair.frame(x);
+            let mut normal_force = -params.first(distance, pair.area());
+            if S::Pair::MOLLIFIED && normal_force != 0.0 {
+                let mut grad = [Vector::<D>::zeros(); MAX_STENCIL];
+                let mut hess = [0.0; MOLLIFIER_HESSIAN];
+                normal_force *= pair.mollifier(x, &mut grad, &mut hess);
+            }
             out.push(PairDistance {
                 bodies: pair.bodies(),
                 distance,
                 normal: frame.normal,
-                normal_force: -params.first(distance, pair.area()),
+                normal_force,
                 nodes: pair.nodes(),
                 len: S::Pair::NODES,
                 weights: frame.weights,

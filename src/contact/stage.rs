@@ -11,14 +11,16 @@
 //! 4. with implicit lagging, at a converged x, [`ContactStage::relag`] and
 //!    [`ContactStage::accept_relag`].
 
+use crate::contact::candidates::edge_edge::EdgeEdgeSource;
 use crate::contact::candidates::plane_vertex::PlaneVertexSource;
 use crate::contact::candidates::point_edge::PointEdgeSource;
+use crate::contact::candidates::point_triangle::PointTriangleSource;
 use crate::contact::candidates::vertex_vertex::VertexVertexSource;
 use crate::contact::pair_set::{PairSet, Pairs};
 use crate::contact::potentials::barrier::BarrierParams;
 use crate::contact::potentials::friction::FrictionParams;
 use crate::contact::{ContactSurface, FrictionTable, HalfSpace};
-use crate::energy::{Energy, StepState, Vector};
+use crate::energy::{Energy, StepState, Vec3, Vector};
 
 pub use crate::contact::pair_set::{ContactPoint, PairDistance};
 
@@ -165,5 +167,20 @@ impl<const D: usize> ContactStage<D> {
         for set in &self.sets {
             set.distances(x, out);
         }
+    }
+}
+
+impl ContactStage<3> {
+    /// Point–triangle and edge–edge pairs (SPEC.md §7, IPC in 3D) between the boundary
+    /// vertices, triangles and edges of `surface`'s different bodies, with every node's position
+    /// at rest `rest` (m; edge areas and the edge–edge mollifier's thresholds); the primitives
+    /// of obstacles (numbered from the friction table's `bodies` on) never pair with each other.
+    pub fn add_triangle_pairs(&mut self, surface: &ContactSurface, rest: &[Vec3]) {
+        let points = PointTriangleSource::new(surface, self.table.bodies);
+        self.sets
+            .push(Box::new(Pairs::new(points, self.barrier, self.friction)));
+        let edges = EdgeEdgeSource::new(surface, rest, self.table.bodies);
+        self.sets
+            .push(Box::new(Pairs::new(edges, self.barrier, self.friction)));
     }
 }

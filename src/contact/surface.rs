@@ -1,7 +1,8 @@
 //! The contact surface of the bodies: the nodes that can touch, each with the area its barrier
 //! is weighted by and the body it belongs to (SPEC.md §2, §6: a node's contact area A, a length
-//! in 2D), and the boundary edges (2D) other bodies' nodes touch (SPEC.md §7), each with its
-//! body. Faces (3D) go here too.
+//! in 2D), the boundary edges (the edges other bodies' nodes touch in 2D; the edges of edge–edge
+//! pairs in 3D) and the boundary triangles (3D: other bodies' nodes touch them), each with its
+//! body (SPEC.md §7).
 
 /// The contact vertices and boundary edges of every body (and of the obstacles made of nodes).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -16,6 +17,11 @@ pub struct ContactSurface {
     pub edges: Vec<[usize; 2]>,
     /// The body each edge belongs to (its number in the friction table).
     pub edge_body: Vec<usize>,
+    /// Boundary triangles (3D) as node triples of the state vector, counter-clockwise seen
+    /// from outside.
+    pub triangles: Vec<[usize; 3]>,
+    /// The body each triangle belongs to (its number in the friction table).
+    pub triangle_body: Vec<usize>,
 }
 
 impl ContactSurface {
@@ -30,6 +36,13 @@ impl ContactSurface {
     pub fn push_edge(&mut self, edge: [usize; 2], body: usize) {
         self.edges.push(edge);
         self.edge_body.push(body);
+    }
+
+    /// Adds boundary triangle `triangle` (three nodes, counter-clockwise seen from outside) of
+    /// body `body`.
+    pub fn push_triangle(&mut self, triangle: [usize; 3], body: usize) {
+        self.triangles.push(triangle);
+        self.triangle_body.push(body);
     }
 
     /// Number of contact vertices.

@@ -8,7 +8,7 @@
 //! lagging makes them again at the converged x until λ agrees (`solver::newton`).
 
 use crate::contact::pair::MAX_STENCIL;
-use crate::contact::potentials::barrier::BarrierParams;
+use crate::contact::potentials::barrier::{BarrierParams, MOLLIFIER_HESSIAN};
 use crate::contact::{Coefficients, ContactPair, FrictionTable, TangentFrame};
 use crate::energy::Vector;
 
@@ -75,7 +75,13 @@ pub fn lag<const D: usize, P: ContactPair<D>>(
         if d >= barrier.dhat || d.is_nan() {
             continue;
         }
-        let normal_force = -barrier.first(d, pair.area());
+        let mut normal_force = -barrier.first(d, pair.area());
+        if P::MOLLIFIED {
+            // The pair's energy is m A b(d): its normal force is m times the barrier's.
+            let mut grad = [Vector::<D>::zeros(); MAX_STENCIL];
+            let mut hess = [0.0; MOLLIFIER_HESSIAN];
+            normal_force *= pair.mollifier(x, &mut grad, &mut hess);
+        }
         let (a, b) = pair.bodies();
         let coefficients = table.get(a, b);
         // Negative for a correction pair (negative barrier weight), which corrects friction

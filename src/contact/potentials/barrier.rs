@@ -233,7 +233,7 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
 }
 
 /// The entries of a mollifier's Hessian buffer: (3 · MAX_STENCIL)².
-const MOLLIFIER_HESSIAN: usize = (3 * MAX_STENCIL) * (3 * MAX_STENCIL);
+pub(crate) const MOLLIFIER_HESSIAN: usize = (3 * MAX_STENCIL) * (3 * MAX_STENCIL);
 
 /// Which blocks [`BarrierPotential::blocks`] makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

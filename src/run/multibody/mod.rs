@@ -7,6 +7,7 @@
 mod contact_state;
 pub mod slide_or_tip;
 pub mod solid;
+pub mod solid_stack;
 mod support;
 
 use std::time::Instant;

@@ -12,8 +12,9 @@ use std::time::Instant;
 use nalgebra::Matrix3;
 use serde::Serialize;
 
-use super::{SceneRunError, least_squares_slope};
-use crate::contact::ContactPoint;
+use super::solid_stack::InclineStack;
+use super::{SceneRunError, least_squares_slope, support};
+use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::Vec3;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
@@ -117,7 +118,8 @@ pub struct SolidBodySummary {
     pub tetrahedra: usize,
     /// Total mass, kg.
     pub mass_kg: f64,
-    /// The half-space it rests on at the end (pressing on it hardest, else the nearest).
+    /// The body or half-space it rests on at the end (pressing on it hardest, else the nearest
+    /// half-space).
     pub support: Option<String>,
     /// Its verdict relative to its support's surface (SPEC.md §2's window).
     pub verdict: Verdict,
@@ -150,6 +152,10 @@ pub struct SolidSummary {
     pub slide_spin: Option<SlideSpin>,
     /// …and SPEC.md §8's.
     pub slide_spin_analytic: Option<SlideSpin>,
+    /// Two bodies stacked on an incline: measured (`run::multibody::solid_stack`).
+    pub incline_stack: Option<InclineStack>,
+    /// …and in closed form.
+    pub incline_stack_analytic: Option<InclineStack>,
     /// Solver statistics (`max_inverted_triangles` counts tetrahedra here).
     pub solver: SolverTotals,
     /// Wall time of the run, s.
@@ -183,6 +189,7 @@ pub struct SolidRunner {
     centre0: Vec<Vec3>,
     started: Instant,
     contacts: Vec<ContactPoint<3>>,
+    pairs: Vec<PairDistance<3>>,
 }
 
 impl SolidRunner {
@@ -242,6 +249,7 @@ impl SolidRunner {
             axis0,
             started: Instant::now(),
             contacts: Vec::new(),
+            pairs: Vec::new(),
         };
         runner.centre0 = runner
             .bodies
@@ -299,7 +307,13 @@ impl SolidRunner {
 
     fn row(&mut self, newton_iterations: usize, final_residual: f64) -> SolidRow {
         let mut contacts = std::mem::take(&mut self.contacts);
+        let mut pairs = std::mem::take(&mut self.pairs);
         self.sim.contacts(&mut contacts);
+        match self.sim.contact() {
+            Some(c) => c.distances(&self.sim.x, &mut pairs),
+            None => pairs.clear(),
+        }
+        let members = self.scene.bodies.len() + self.scene.obstacles.len();
         let sim = &self.sim;
         let mass = sim.mass();
         let bodies = self
@@ -323,19 +337,27 @@ impl SolidRunner {
                 let axis = sim.x[r.start + b.axis[1]] - sim.x[r.start + b.axis[0]];
                 let cos = axis.dot(&self.axis0[k]) / (axis.norm() * self.axis0[k].norm());
                 let tilt = cos.clamp(-1.0, 1.0).acos();
-                let min_distance = self
+                let to_half_spaces = self
                     .scene
                     .obstacles
                     .iter()
                     .flat_map(|(_, h)| r.clone().map(move |i| h.distance(&sim.x[i])))
                     .fold(f64::INFINITY, f64::min);
-                let footing = self.footing[k];
-                let support = footing.map(|f| self.scene.bodies.len() + f.obstacle);
-                let (mut weighted, mut total) = (0.0, 0.0);
-                for p in contacts
+                let min_distance = pairs
                     .iter()
-                    .filter(|p| Some(p.bodies.1) == support && p.bodies.0 == k)
-                {
+                    .filter(|p| p.bodies.0 == k || p.bodies.1 == k)
+                    .map(|p| p.distance)
+                    .fold(to_half_spaces, f64::min);
+                let footing = self.footing[k];
+                // Slip over what presses on it hardest in this state (else its half-space).
+                let support = support::pressing(&pairs, k, members)
+                    .map(|(m, _)| m)
+                    .or(footing.map(|f| self.scene.bodies.len() + f.obstacle));
+                let (mut weighted, mut total) = (0.0, 0.0);
+                for p in contacts.iter().filter(|p| {
+                    let other = support.unwrap_or(usize::MAX);
+                    p.bodies == (k, other) || p.bodies == (other, k)
+                }) {
                     weighted += p.normal_force * p.slip.norm();
                     total += p.normal_force;
                 }
@@ -355,6 +377,7 @@ impl SolidRunner {
             })
             .collect();
         self.contacts = contacts;
+        self.pairs = pairs;
         SolidRow {
             t: self.sim.time(),
             bodies,
@@ -363,26 +386,20 @@ impl SolidRunner {
         }
     }
 
-    /// The name of the half-space body `k` rests on at the end: the one whose contacts press
-    /// on it hardest, else the nearest.
-    fn support(&self, k: usize) -> Option<usize> {
-        let mut contacts = Vec::new();
-        self.sim.contacts(&mut contacts);
-        let n = self.scene.bodies.len();
-        let mut force = vec![0.0; self.scene.obstacles.len()];
-        for p in contacts
-            .iter()
-            .filter(|p| p.bodies.0 == k && p.bodies.1 >= n)
-        {
-            force[p.bodies.1 - n] += p.normal_force;
+    /// What body `k` rests on at the end, as the friction table numbers it (bodies, then
+    /// obstacles), with the unit normal of the contact (towards `k`): the body or half-space
+    /// pressing on it hardest, else the nearest half-space.
+    fn support(&self, k: usize) -> Option<(usize, Vec3)> {
+        let mut pairs = Vec::new();
+        if let Some(c) = self.sim.contact() {
+            c.distances(&self.sim.x, &mut pairs);
         }
-        let pressing = force
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| **f > 0.0)
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(o, _)| o);
-        pressing.or_else(|| {
+        let n = self.scene.bodies.len();
+        let members = n + self.scene.obstacles.len();
+        if let Some((m, normal)) = support::pressing(&pairs, k, members) {
+            return Some((m, normal.normalize()));
+        }
+        let nearest = {
             let r = &self.bodies[k];
             self.scene
                 .obstacles
@@ -397,13 +414,15 @@ impl SolidRunner {
                 })
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(o, _)| o)
-        })
+        };
+        nearest.map(|o| (n + o, self.scene.obstacles[o].1.normal))
     }
 
-    /// Body `k`'s verdict relative to half-space `support` (SPEC.md §2's window): its
-    /// displacement over the surface (the surface's velocity taken off) along the fall line on
-    /// an incline, else along its last window's motion; its tilt for the tumbling rule.
-    fn body_verdict(&self, k: usize, support: Option<usize>) -> Verdict {
+    /// Body `k`'s verdict relative to `support` (a member and the contact's normal, SPEC.md
+    /// §2's window): its displacement over the support's surface (a body support's own
+    /// displacement, a belt's surface velocity taken off) along the fall line on an incline,
+    /// else along its last window's motion; its tilt for the tumbling rule.
+    fn body_verdict(&self, k: usize, support: Option<(usize, Vec3)>) -> Verdict {
         let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let tilt: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].tilt).collect();
         let dhat = self.scene.barrier.dhat;
@@ -412,20 +431,27 @@ impl SolidRunner {
             .iter()
             .map(|r| r.bodies[k].min_distance < dhat)
             .collect();
+        let n = self.scene.bodies.len();
         let mut relative: Vec<f64> = match support {
-            Some(o) => {
-                let h = &self.scene.obstacles[o].1;
+            Some((m, normal)) => {
                 let first = self.rows[0].bodies[k].centre;
+                let surface = match m.checked_sub(n) {
+                    Some(o) => self.scene.obstacles[o].1.velocity,
+                    None => Vec3::zeros(),
+                };
                 let over: Vec<Vec3> = self
                     .rows
                     .iter()
                     .map(|r| {
-                        let moved = r.bodies[k].centre - first;
-                        moved - h.normal * moved.dot(&h.normal) - h.velocity * r.t
+                        let mut moved = r.bodies[k].centre - first;
+                        if m < n {
+                            moved -= r.bodies[m].centre - self.rows[0].bodies[m].centre;
+                        }
+                        moved - normal * moved.dot(&normal) - surface * r.t
                     })
                     .collect();
                 let g = self.scene.gravity;
-                let along = g - h.normal * g.dot(&h.normal);
+                let along = g - normal * g.dot(&normal);
                 let w = verdict::window_steps(self.scene.h).min(over.len() - 1);
                 let last = over.len() - 1;
                 let direction = if along.norm() > 1e-9 * g.norm() {
@@ -599,7 +625,10 @@ impl SolidRunner {
                     nodes: b.mesh.len(),
                     tetrahedra: b.mesh.tets.len(),
                     mass_kg: mass[self.bodies[k].clone()].iter().sum(),
-                    support: support.map(|o| sc.obstacles[o].0.clone()),
+                    support: support.map(|(m, _)| match m.checked_sub(sc.bodies.len()) {
+                        Some(o) => sc.obstacles[o].0.clone(),
+                        None => sc.bodies[m].name.clone(),
+                    }),
                     verdict: self.body_verdict(k, support),
                 }
             })
@@ -612,6 +641,10 @@ impl SolidRunner {
             Some((m, a)) => (Some(m), Some(a)),
             None => (None, None),
         };
+        let (incline_stack, incline_stack_analytic) = match self.incline_stack() {
+            Some((m, a)) => (Some(m), Some(a)),
+            None => (None, None),
+        };
         SolidSummary {
             case: sc.name.clone(),
             source: sc.source.as_ref().map(|p| p.display().to_string()),
@@ -621,7 +654,7 @@ impl SolidRunner {
             duration: self.sim.time(),
             bodies,
             verdict_rule: format!(
-                "per body, relative to the half-space it rests on at the end (pressing on it hardest, else the nearest; a belt's surface velocity taken off), over the trailing {} s window: airborne if no node is within d_hat of it at any sample; tumbling if its local z axis turned more than {:.0} degrees; stopped if its displacement along the surface (the fall line on an incline, else its last window's motion) is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
+                "per body, relative to what it rests on at the end (the body or half-space pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if no node is within d_hat of it at any sample; tumbling if its local z axis turned more than {:.0} degrees; stopped if its displacement along the surface (the fall line on an incline, else its last window's motion) is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
                 verdict::WINDOW_S,
                 verdict::TUMBLING_ANGLE_RAD.to_degrees(),
                 verdict::STOPPED_DISPLACEMENT_M,
@@ -631,6 +664,8 @@ impl SolidRunner {
             incline_analytic,
             slide_spin,
             slide_spin_analytic,
+            incline_stack,
+            incline_stack_analytic,
             solver: self.totals,
             wall_seconds: self.started.elapsed().as_secs_f64(),
         }

@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use crate::contact::PairDistance;
-use crate::energy::Vec2;
+use crate::energy::{Vec2, Vector};
 use crate::run::runner::downhill_tangent;
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::multibody::system::SceneLayout;
@@ -84,9 +84,13 @@ impl Support {
 /// The member (body or obstacle, as the friction table numbers them, of `members` in all)
 /// pressing on body `k` with the largest total normal force in `pairs`, with the force-weighted
 /// sum of those pairs' normals (pointing towards `k`), if any presses at all.
-pub fn pressing(pairs: &[PairDistance<2>], k: usize, members: usize) -> Option<(usize, Vec2)> {
+pub fn pressing<const D: usize>(
+    pairs: &[PairDistance<D>],
+    k: usize,
+    members: usize,
+) -> Option<(usize, Vector<D>)> {
     let mut force = vec![0.0; members];
-    let mut normal = vec![Vec2::zeros(); members];
+    let mut normal = vec![Vector::<D>::zeros(); members];
     for p in pairs.iter().filter(|p| p.normal_force > 0.0) {
         let (other, n) = match p.bodies {
             (a, b) if a == k => (b, p.normal),

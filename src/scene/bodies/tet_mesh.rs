@@ -139,6 +139,24 @@ impl TetMesh {
         area
     }
 
+    /// Adds the mesh's boundary to `surface` as body number `body`, its node `i` at node
+    /// `offset + i` of the state vector: every boundary node with its contact area
+    /// ([`TetMesh::contact_area`], m²), every boundary edge and every boundary triangle (the
+    /// primitives of body–body contact, SPEC.md §7).
+    pub fn push_boundary(&self, offset: usize, body: usize, surface: &mut ContactSurface) {
+        for (i, &area) in self.contact_area.iter().enumerate() {
+            if area > 0.0 {
+                surface.push(offset + i, area, body);
+            }
+        }
+        for [a, b] in self.boundary_edges() {
+            surface.push_edge([offset + a, offset + b], body);
+        }
+        for t in &self.boundary_triangles {
+            surface.push_triangle(t.map(|n| offset + n), body);
+        }
+    }
+
     /// How many tetrahedra are inverted or flat at positions `x` (the mesh's own nodes):
     /// signed volume ≤ 0.
     pub fn inverted_tets(&self, x: &[Vec3]) -> usize {

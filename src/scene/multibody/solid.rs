@@ -5,14 +5,17 @@
 //! [`super::solid_schema`]; the friction, barrier, time and Newton sections are validated by
 //! the 2D scene's rules ([`super::settings`]).
 //!
-//! Not yet in 3D: body–body contact (a scene of more than one body is refused), drivers,
-//! triangle-mesh obstacles.
+//! Bodies meet each other through point–triangle and edge–edge pairs (SPEC.md §7); a scene whose
+//! bodies start closer than d̂ or overlapping is refused ([`super::solid_clearance`]).
+//!
+//! Not yet in 3D: drivers, triangle-mesh obstacles.
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
+use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
 use crate::contact::{
     BarrierParams, Coefficients, ContactStage, ContactSurface, FrictionParams, FrictionTable,
@@ -28,10 +31,6 @@ use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 use crate::scene::slope::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
 use crate::solver::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder};
-
-/// The refusal of a 3D scene of more than one body.
-pub const ONE_BODY_RULE: &str =
-    "a 3D scene has one body: body–body contact in 3D is not yet implemented";
 
 /// The least contact weight of a boundary node, as a fraction of its full share of the
 /// boundary's area, where its faces do not face the half-space
@@ -88,7 +87,7 @@ pub struct SolidScene {
     pub overrides: Vec<String>,
     /// Gravity, m/s².
     pub gravity: Vec3,
-    /// The bodies (one), in name order.
+    /// The bodies, in name order.
     pub bodies: Vec<SolidBodySpec>,
     /// The half-spaces, by name, in name order (numbered after the bodies).
     pub obstacles: Vec<(String, HalfSpace<3>)>,
@@ -151,10 +150,8 @@ impl SolidScene {
         }
         v.finite3("gravity.acceleration", f.gravity.acceleration)?;
         let gravity = Vector3::from(f.gravity.acceleration);
-        match f.bodies.len() {
-            0 => return Err(v.invalid("bodies", "a scene needs at least one body", "none")),
-            1 => {}
-            n => return Err(v.invalid("bodies", ONE_BODY_RULE, format!("{n} bodies"))),
+        if f.bodies.is_empty() {
+            return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
         }
         if let Some(name) = f.drivers.keys().next() {
             return Err(v.invalid(
@@ -217,6 +214,7 @@ impl SolidScene {
                 }
             }
         }
+        v.solid_clearances(&bodies, settings.barrier.dhat)?;
         let (fr, n) = (&f.friction, &f.newton);
         Ok(SolidScene {
             name: f.name.clone(),
@@ -265,7 +263,8 @@ impl SolidScene {
     }
 
     /// The system of this scene: the bodies' nodes (body by body), their elastic terms, gravity,
-    /// and every boundary node against every half-space; with every body's node range.
+    /// every boundary node against every half-space, and, with more than one body, the
+    /// point–triangle and edge–edge pairs between them; with every body's node range.
     pub fn system(&self) -> (System<3>, Vec<std::ops::Range<usize>>) {
         let mut builder = SystemBuilder::new(self.solver_settings());
         let mut surface = ContactSurface::default();
@@ -313,6 +312,10 @@ impl SolidScene {
             .collect();
         if !half_spaces.is_empty() {
             stage.add_half_spaces(surface, &half_spaces);
+        }
+        if self.bodies.len() > 1 {
+            let (x0, boundary) = solid_boundary(&self.bodies);
+            stage.add_triangle_pairs(&boundary, &x0);
         }
         builder.set_contact(stage);
         let system = builder

@@ -173,7 +173,7 @@ pub struct SolidSceneFile {
     pub name: String,
     /// Gravity.
     pub gravity: SolidGravitySection,
-    /// The bodies, by name (one yet: body–body contact in 3D is not implemented).
+    /// The bodies, by name.
     pub bodies: BTreeMap<String, SolidBodySection>,
     /// The obstacles, by name.
     #[serde(default)]

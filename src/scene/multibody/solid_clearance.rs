@@ -1,0 +1,227 @@
+//! The start of a 3D scene must be a state the barrier allows (SPEC.md §7): no two bodies
+//! closer than d̂ or overlapping. Checked once on load (the half-spaces' clearance is checked
+//! in [`super::solid`]); each refusal names both bodies.
+//!
+//! Three tests, each over a sort and sweep, never all pairs: a boundary vertex within d̂ of
+//! another body's boundary triangle, or a boundary edge within d̂ of another's edge (the contact
+//! pairs' own broad phases at t = 0); a boundary edge crossing another body's boundary
+//! triangle (two surfaces that intersect, which the first test can miss where their triangles
+//! are large); and one body wholly inside another (then its first node is inside one of the
+//! other's tetrahedra).
+
+use super::solid::SolidBodySpec;
+use crate::contact::broad_phase::{Aabb, SweepAndPrune};
+use crate::contact::candidates::CandidateSource;
+use crate::contact::candidates::edge_edge::EdgeEdgeSource;
+use crate::contact::candidates::point_triangle::PointTriangleSource;
+use crate::contact::{ContactPair, ContactSurface};
+use crate::energy::Vec3;
+use crate::scene::case_file::{CaseError, Validator};
+
+/// Every body's nodes in one list (body by body) and their boundary surface, numbered as the
+/// friction table numbers the bodies.
+pub(crate) fn solid_boundary(bodies: &[SolidBodySpec]) -> (Vec<Vec3>, ContactSurface) {
+    let mut x0 = Vec::new();
+    let mut surface = ContactSurface::default();
+    for (k, b) in bodies.iter().enumerate() {
+        b.mesh.push_boundary(x0.len(), k, &mut surface);
+        x0.extend_from_slice(&b.mesh.x0);
+    }
+    (x0, surface)
+}
+
+impl Validator<'_> {
+    /// No body within `dhat` (m) of another, no boundaries crossing, no body inside another.
+    pub(super) fn solid_clearances(
+        &self,
+        bodies: &[SolidBodySpec],
+        dhat: f64,
+    ) -> Result<(), CaseError> {
+        if bodies.len() < 2 {
+            return Ok(());
+        }
+        let (x0, surface) = solid_boundary(bodies);
+        let mut starts = Vec::with_capacity(bodies.len());
+        let mut n = 0;
+        for b in bodies {
+            starts.push(n);
+            n += b.mesh.len();
+        }
+        let local = |node: usize| -> usize {
+            let k = starts.partition_point(|&s| s <= node) - 1;
+            node - starts[k]
+        };
+        let apart = |a: usize, b: usize, what: String| -> CaseError {
+            // The key is the later body's.
+            let (body, other) = if a > b { (a, b) } else { (b, a) };
+            self.invalid(
+                &format!("bodies.{}.centre", bodies[body].name),
+                &format!(
+                    "`{}` and `{}` must start more than barrier.dhat = {dhat} m apart, and not overlap",
+                    bodies[body].name, bodies[other].name
+                ),
+                what,
+            )
+        };
+        let mut points = PointTriangleSource::new(&surface, bodies.len());
+        let mut close = Vec::new();
+        points.candidates(&x0, None, dhat, &mut close);
+        if let Some(pair) = close.first() {
+            let (a, b) = pair.bodies;
+            let d = pair.distance(&x0);
+            return Err(apart(
+                a,
+                b,
+                format!(
+                    "node {} of `{}` is {d:e} m from a boundary triangle of `{}`",
+                    local(pair.nodes[0]),
+                    bodies[a].name,
+                    bodies[b].name
+                ),
+            ));
+        }
+        let mut edges = EdgeEdgeSource::new(&surface, &x0, bodies.len());
+        let mut close = Vec::new();
+        edges.candidates(&x0, None, dhat, &mut close);
+        if let Some(pair) = close.first() {
+            let (a, b) = pair.bodies;
+            let d = pair.distance(&x0);
+            return Err(apart(
+                a,
+                b,
+                format!(
+                    "a boundary edge of `{}` is {d:e} m from one of `{}`",
+                    bodies[a].name, bodies[b].name
+                ),
+            ));
+        }
+        // Crossing surfaces: a boundary edge through another body's boundary triangle.
+        let edge_boxes: Vec<Aabb<3>> = surface
+            .edges
+            .iter()
+            .map(|&[p, q]| Aabb::around(&[x0[p], x0[q]], 0.0))
+            .collect();
+        let triangle_boxes: Vec<Aabb<3>> = surface
+            .triangles
+            .iter()
+            .map(|t| Aabb::around(&t.map(|n| x0[n]), 0.0))
+            .collect();
+        let mut crossing = None;
+        SweepAndPrune::default().overlaps(&edge_boxes, &triangle_boxes, |i, j| {
+            let (a, b) = (surface.edge_body[i], surface.triangle_body[j]);
+            let [p, q] = surface.edges[i];
+            let t = surface.triangles[j];
+            if crossing.is_none()
+                && a != b
+                && segment_crosses_triangle(&x0[p], &x0[q], &t.map(|n| x0[n]))
+            {
+                crossing = Some((a, b));
+            }
+        });
+        if let Some((a, b)) = crossing {
+            return Err(apart(
+                a,
+                b,
+                format!(
+                    "their surfaces cross (`{}` and `{}`)",
+                    bodies[a].name, bodies[b].name
+                ),
+            ));
+        }
+        // One inside another with no surface crossing: then its first node is inside.
+        for (k, b) in bodies.iter().enumerate() {
+            for (j, other) in bodies.iter().enumerate() {
+                if j != k && inside_tets(&b.mesh.x0, &b.mesh.tets, &other.mesh.x0[0]) {
+                    return Err(apart(
+                        j,
+                        k,
+                        format!("`{}` is inside `{}`", other.name, b.name),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the segment [p, q] passes through the triangle `t` (m): its ends strictly on either
+/// side of the triangle's plane, and the point where it meets the plane inside the triangle
+/// (barycentric weights all non-negative).
+pub fn segment_crosses_triangle(p: &Vec3, q: &Vec3, t: &[Vec3; 3]) -> bool {
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
+    let (sp, sq) = (n.dot(&(p - t[0])), n.dot(&(q - t[0])));
+    if !(sp * sq < 0.0) {
+        return false;
+    }
+    let s = sp / (sp - sq);
+    let x = p + (q - p) * s;
+    // Signed areas of the sub-triangles against the normal.
+    (0..3).all(|i| {
+        let (a, b) = (t[i], t[(i + 1) % 3]);
+        n.dot(&(b - a).cross(&(x - a))) >= 0.0
+    })
+}
+
+/// Whether point `x` (m) is inside (or on) one of the tetrahedra `tets` over nodes `nodes`.
+pub fn inside_tets(nodes: &[Vec3], tets: &[[usize; 4]], x: &Vec3) -> bool {
+    tets.iter().any(|t| {
+        let [a, b, c, d] = t.map(|n| nodes[n]);
+        let volume = |p: &Vec3, q: &Vec3, r: &Vec3, s: &Vec3| (q - p).dot(&(r - p).cross(&(s - p)));
+        let whole = volume(&a, &b, &c, &d);
+        let parts = [
+            volume(x, &b, &c, &d),
+            volume(&a, x, &c, &d),
+            volume(&a, &b, x, &d),
+            volume(&a, &b, &c, x),
+        ];
+        parts.iter().all(|v| v * whole >= 0.0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector3;
+
+    /// A segment through a triangle's middle crosses it; one beside it, one stopping short of
+    /// the plane, and one lying in the plane do not.
+    #[test]
+    fn a_segment_crosses_a_triangle_only_through_its_inside() {
+        let t = [
+            Vector3::new(0.0, 0.0, 0.0),
+            Vector3::new(1.0, 0.0, 0.0),
+            Vector3::new(0.0, 1.0, 0.0),
+        ];
+        let up =
+            |x: f64, y: f64, lo: f64, hi: f64| (Vector3::new(x, y, lo), Vector3::new(x, y, hi));
+        let (p, q) = up(0.2, 0.2, -1.0, 1.0);
+        assert!(segment_crosses_triangle(&p, &q, &t));
+        assert!(segment_crosses_triangle(&q, &p, &t));
+        let (p, q) = up(0.8, 0.8, -1.0, 1.0);
+        assert!(!segment_crosses_triangle(&p, &q, &t));
+        let (p, q) = up(0.2, 0.2, 0.1, 1.0);
+        assert!(!segment_crosses_triangle(&p, &q, &t));
+        let (p, q) = (Vector3::new(-1.0, 0.3, 0.0), Vector3::new(2.0, 0.3, 0.0));
+        assert!(!segment_crosses_triangle(&p, &q, &t));
+    }
+
+    /// A point at a tetrahedron's centroid is inside it (either orientation); one past a face is
+    /// not.
+    #[test]
+    fn a_point_is_inside_a_tetrahedron_by_its_sub_volumes() {
+        let nodes = [
+            Vector3::new(0.0, 0.0, 0.0),
+            Vector3::new(1.0, 0.0, 0.0),
+            Vector3::new(0.0, 1.0, 0.0),
+            Vector3::new(0.0, 0.0, 1.0),
+        ];
+        let centroid = nodes.iter().sum::<Vec3>() / 4.0;
+        assert!(inside_tets(&nodes, &[[0, 1, 2, 3]], &centroid));
+        assert!(inside_tets(&nodes, &[[0, 2, 1, 3]], &centroid));
+        assert!(!inside_tets(
+            &nodes,
+            &[[0, 1, 2, 3]],
+            &Vector3::new(0.5, 0.5, 0.5)
+        ));
+    }
+}
