@@ -150,7 +150,8 @@ impl Validator<'_> {
 pub fn segment_crosses_triangle(p: &Vec3, q: &Vec3, t: &[Vec3; 3]) -> bool {
     let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
     let (sp, sq) = (n.dot(&(p - t[0])), n.dot(&(q - t[0])));
-    if !(sp * sq < 0.0) {
+    // Also false when either product is NaN (a degenerate triangle).
+    if sp * sq >= 0.0 || (sp * sq).is_nan() {
         return false;
     }
     let s = sp / (sp - sq);
