@@ -490,3 +490,67 @@ fn a_gmsh_mesh_body_slides_down_the_incline_at_g_sin_minus_mu_cos() {
         5e-3,
     );
 }
+
+/// The tall box of cases/slide_or_tip3d.toml (w = 0.1 m along the fall line, b = 0.2 m,
+/// w/b = 0.5; μ_s = μ_k = μ) under gravity tilted by θ over its level floor. Derivation (rigid
+/// box, centre of mass at its centre): at rest, friction m g sin θ and normal force m g cos θ
+/// balance the weight; moments about the centre of mass put the normal force tan θ · b/2
+/// downhill of the base's middle, inside the base iff tan θ ≤ w/b; it sticks iff tan θ ≤ μ.
+/// Sliding, friction is μ N and the normal force sits μ b/2 downhill, inside the base iff
+/// μ ≤ w/b whatever θ. So: stay if tan θ ≤ min(μ, w/b), else slide if μ < w/b, else tip. One
+/// cell well inside each region (at least 0.2 in tan θ and μ from every line), as the 2D test of
+/// the same rule (tests/sweep_scenes.rs); what happened is read from trajectory.csv (the tilt of
+/// the box's local z axis, its downhill distance) and the summary is checked to agree.
+#[test]
+fn the_tall_box_stays_slides_or_tips_in_3d_as_the_closed_form_says() {
+    let cells = [
+        ("stay", 0.2, 0.8),  // tan 0.2 < min(0.8, 0.5)
+        ("slide", 0.7, 0.2), // tan 0.7 > mu = 0.2, mu < 0.5
+        ("tip", 0.8, 0.9),   // tan 0.8 > w/b = 0.5 and tan 0.8 < mu: it cannot slide, it tips
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    for (k, (expected, tan_theta, mu)) in cells.iter().enumerate() {
+        let theta = f64::atan(*tan_theta);
+        let gravity = format!(
+            "gravity.acceleration=[{},0,{}]",
+            G * theta.sin(),
+            -G * theta.cos()
+        );
+        let friction = format!("friction.mu={mu}");
+        let (stdout, s, header, rows) = run_ok(
+            "cases/slide_or_tip3d.toml",
+            &tmp.path().join(format!("run{k}")),
+            &["--set", &gravity, "--set", &friction],
+        );
+        assert!(stdout.contains("slide or tip (SPEC.md §8)"), "{stdout}");
+        let tilt = column(&header, "box.tilt_rad");
+        let downhill = column(&header, "box.downhill_m");
+        let rotation = rows
+            .iter()
+            .map(|r| r[tilt])
+            .fold(0.0, f64::max)
+            .to_degrees();
+        let moved = rows.last().unwrap()[downhill];
+        match *expected {
+            // Rotation and displacement far from the rule's thresholds (10 degrees, 0.1 w =
+            // 10 mm): staying, the creep under eps_v = 1e-4 m/s moves it under 0.1 mm in 1 s.
+            "stay" => assert!(rotation < 1.0 && moved.abs() < 1e-3, "{rotation} {moved}"),
+            "slide" => {
+                // a = g (sin − mu cos) for 1 s from rest: x = a/2, less the short settling.
+                let x = 0.5 * G * (theta.sin() - mu * theta.cos());
+                assert!(rotation < 1.0, "{rotation}");
+                assert!((moved / x - 1.0).abs() < 0.1, "{moved} vs {x}");
+            }
+            // Tipped: turned well past the corner's 26.6° (atan(w/b)) towards its side.
+            _ => assert!(rotation > 45.0, "{rotation}"),
+        }
+        let analytic = &s["slide_or_tip_analytic"];
+        assert_eq!(analytic["outcome"], *expected, "{s}");
+        assert!((analytic["tan_theta"].as_f64().unwrap() - tan_theta).abs() < 1e-6);
+        assert!((analytic["w_over_b"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+        let measured = &s["slide_or_tip"];
+        assert_eq!(measured["outcome"], *expected, "{s}");
+        assert!((measured["max_rotation_deg"].as_f64().unwrap() - rotation).abs() < 1e-9);
+        assert!((measured["displacement_m"].as_f64().unwrap() - moved).abs() < 1e-9);
+    }
+}

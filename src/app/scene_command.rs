@@ -292,20 +292,29 @@ pub fn scene_table(s: &SceneSummary) -> String {
         ));
     }
     if let (Some(m), Some(a)) = (&s.slide_or_tip, &s.slide_or_tip_analytic) {
-        t.push_str(&format!(
-            "\nslide or tip (SPEC.md §8): {}; analytic {} (tan theta = {:.4}, mu_s = {}, mu_k = {}, w/b = {:.4}: stay if tan theta <= min(mu_s, w/b), else slide if mu_k < w/b, else tip)\n  measured: largest rotation {:.3} deg (tip above {} deg), displacement along the surface {:.4} m (slide above {} w = {:.4} m)\n",
-            m.outcome.name(),
-            a.outcome.name(),
-            a.tan_theta,
-            Short(a.mu_static),
-            Short(a.mu_kinetic),
-            a.w_over_b,
-            m.max_rotation_deg,
-            crate::run::multibody::slide_or_tip::TIP_ROTATION_DEG,
-            m.displacement_m,
-            crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH,
-            crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH * a.width_m,
-        ));
+        t.push_str(&slide_or_tip_lines(m, a));
     }
     t
+}
+
+/// The slide-or-tip lines of a run's table (2D and 3D): the outcome beside the closed form's,
+/// and what the measured rule read.
+pub fn slide_or_tip_lines(
+    m: &crate::run::multibody::slide_or_tip::SlideOrTip,
+    a: &crate::run::multibody::slide_or_tip::SlideOrTipAnalytic,
+) -> String {
+    format!(
+        "\nslide or tip (SPEC.md §8): {}; analytic {} (tan theta = {:.4}, mu_s = {}, mu_k = {}, w/b = {:.4}: stay if tan theta <= min(mu_s, w/b), else slide if mu_k < w/b, else tip)\n  measured: largest rotation {:.3} deg (tip above {} deg), displacement along the surface {:.4} m (slide above {} w = {:.4} m)\n",
+        m.outcome.name(),
+        a.outcome.name(),
+        a.tan_theta,
+        Short(a.mu_static),
+        Short(a.mu_kinetic),
+        a.w_over_b,
+        m.max_rotation_deg,
+        crate::run::multibody::slide_or_tip::TIP_ROTATION_DEG,
+        m.displacement_m,
+        crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH,
+        crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH * a.width_m,
+    )
 }

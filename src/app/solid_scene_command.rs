@@ -144,6 +144,9 @@ pub fn solid_table(s: &SolidSummary) -> String {
         }
         t.push_str("  (over the run's second half)\n");
     }
+    if let (Some(m), Some(a)) = (&s.slide_or_tip, &s.slide_or_tip_analytic) {
+        t.push_str(&crate::app::scene_command::slide_or_tip_lines(m, a));
+    }
     if let (Some(m), Some(a)) = (&s.incline_stack, &s.incline_stack_analytic) {
         t.push_str(&format!(
             "\nstacked on the incline ({:.3} degrees) measured    analytic\n",

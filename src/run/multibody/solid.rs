@@ -12,6 +12,7 @@ use std::time::Instant;
 use nalgebra::Matrix3;
 use serde::Serialize;
 
+use super::slide_or_tip::{Outcome, SlideOrTip, SlideOrTipAnalytic};
 use super::solid_stack::InclineStack;
 use super::{SceneRunError, least_squares_slope, support};
 use crate::contact::{ContactPoint, PairDistance};
@@ -152,6 +153,10 @@ pub struct SolidSummary {
     pub slide_spin: Option<SlideSpin>,
     /// …and SPEC.md §8's.
     pub slide_spin_analytic: Option<SlideSpin>,
+    /// A box started at rest on an incline: stay, slide or tip, measured (SPEC.md §8).
+    pub slide_or_tip: Option<SlideOrTip>,
+    /// …and by the closed form.
+    pub slide_or_tip_analytic: Option<SlideOrTipAnalytic>,
     /// Two bodies stacked on an incline: measured (`run::multibody::solid_stack`).
     pub incline_stack: Option<InclineStack>,
     /// …and in closed form.
@@ -544,6 +549,71 @@ impl SolidRunner {
         Some((measured, analytic))
     }
 
+    /// A lone box started at rest on an inclined half-space (not a belt): does it stay, slide or
+    /// tip (SPEC.md §8, [`slide_or_tip`])? Its width is its nodes' extent along the fall line at
+    /// t = 0 and its height their extent along the half-space's normal (the box lies on a face),
+    /// its rotation the tilt of its local z axis, its displacement the downhill distance at the
+    /// end.
+    pub fn slide_or_tip(&self) -> Option<(SlideOrTip, SlideOrTipAnalytic)> {
+        let sc = &self.scene;
+        if sc.bodies.len() != 1 {
+            return None;
+        }
+        let b = &sc.bodies[0];
+        if !matches!(b.shape, SolidShape::Cuboid { .. })
+            || b.velocity.norm() > 0.0
+            || b.angular_velocity.norm() > 0.0
+        {
+            return None;
+        }
+        let footing = self.footing[0]?;
+        let fall = footing.fall_line?;
+        let h = &sc.obstacles[footing.obstacle].1;
+        if h.velocity.norm() > 0.0 {
+            return None;
+        }
+        let into = -sc.gravity.dot(&h.normal);
+        if into <= 0.0 {
+            return None;
+        }
+        let extent = |axis: &Vec3| {
+            let (lo, hi) = b
+                .mesh
+                .x0
+                .iter()
+                .map(|x| x.dot(axis))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                    (lo.min(p), hi.max(p))
+                });
+            hi - lo
+        };
+        let (width, height) = (extent(&fall), extent(&h.normal));
+        let mu = sc.coefficients(0, sc.bodies.len() + footing.obstacle);
+        let tan_theta = sc.gravity.dot(&fall) / into;
+        let analytic = SlideOrTipAnalytic {
+            outcome: Outcome::analytic(tan_theta, mu.mu_static, mu.mu_kinetic, width / height),
+            tan_theta,
+            mu_static: mu.mu_static,
+            mu_kinetic: mu.mu_kinetic,
+            width_m: width,
+            height_m: height,
+            w_over_b: width / height,
+        };
+        let max_rotation_deg = self
+            .rows
+            .iter()
+            .map(|r| r.bodies[0].tilt)
+            .fold(0.0, f64::max)
+            .to_degrees();
+        let displacement_m = self.rows.last()?.bodies[0].downhill?;
+        let measured = SlideOrTip {
+            outcome: Outcome::measured(max_rotation_deg, displacement_m, width),
+            max_rotation_deg,
+            displacement_m,
+        };
+        Some((measured, analytic))
+    }
+
     /// A lone cylinder launched sliding and/or spinning on a level half-space: measured and
     /// SPEC.md §8's.
     pub fn slide_spin(&self) -> Option<(SlideSpin, SlideSpin)> {
@@ -633,7 +703,14 @@ impl SolidRunner {
                 }
             })
             .collect();
-        let (incline, incline_analytic) = match self.incline() {
+        let (slide_or_tip, slide_or_tip_analytic) = match self.slide_or_tip() {
+            Some((m, a)) => (Some(m), Some(a)),
+            None => (None, None),
+        };
+        // A box the closed form says tips has no incline answer (its acceleration or creep
+        // assume it rests on its face).
+        let tips = slide_or_tip_analytic.is_some_and(|a| a.outcome == Outcome::Tip);
+        let (incline, incline_analytic) = match self.incline().filter(|_| !tips) {
             Some((m, a)) => (Some(m), Some(a)),
             None => (None, None),
         };
@@ -662,6 +739,8 @@ impl SolidRunner {
             ),
             incline,
             incline_analytic,
+            slide_or_tip,
+            slide_or_tip_analytic,
             slide_spin,
             slide_spin_analytic,
             incline_stack,
