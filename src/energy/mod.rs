@@ -14,6 +14,7 @@ pub mod gravity;
 pub mod inertia;
 pub mod inversion;
 pub mod neo_hookean;
+pub mod neo_hookean_eigensystem;
 pub mod psd;
 pub mod spring;
 pub mod term;

@@ -230,10 +230,16 @@ fn stress_derivative<const D: usize>(
     add_det_hessian(f, lambda * (j - 1.0) - mu, out);
 }
 
-/// ∂²Ψ/∂F² projected to PSD in place (eigen-decomposition of the D² × D² matrix, negative
-/// eigenvalues clamped; [`ProjectFixed`]).
+/// ∂²Ψ/∂F² at `f` projected to PSD in place: in 2D by eigen-decomposition of the 4 × 4 matrix
+/// (negative eigenvalues clamped; [`ProjectFixed`]), in 3D from its eigensystem in closed form
+/// (`neo_hookean_eigensystem.rs`, the same projection within rounding).
 #[inline]
-fn project_stress_derivative<const D: usize>(k: &mut StressDerivative) {
+fn project_stress_derivative<const D: usize>(
+    k: &mut StressDerivative,
+    f: &Matrix<D>,
+    mu: f64,
+    lambda: f64,
+) {
     match D {
         2 => {
             let mut m = SMatrix::<f64, 4, 4>::from_column_slice(&k[..16]);
@@ -242,10 +248,8 @@ fn project_stress_derivative<const D: usize>(k: &mut StressDerivative) {
             }
         }
         3 => {
-            let mut m = SMatrix::<f64, 9, 9>::from_column_slice(&k[..81]);
-            if m.project_psd() {
-                k.copy_from_slice(m.as_slice());
-            }
+            let f3 = nalgebra::Matrix3::from_fn(|r, c| f[(r, c)]);
+            super::neo_hookean_eigensystem::project(k, &f3, mu, lambda);
         }
         _ => panic!("D must be 2 or 3"),
     }
@@ -262,7 +266,7 @@ pub fn stress_derivative_matrix<const D: usize>(
     let mut k = [0.0; 81];
     stress_derivative(f, mu, lambda, &mut k);
     if project {
-        project_stress_derivative::<D>(&mut k);
+        project_stress_derivative::<D>(&mut k, f, mu, lambda);
     }
     k[..D * D * D * D].to_vec()
 }
@@ -408,7 +412,7 @@ impl<const D: usize> NeoHookean<D> {
         let mut kf = [0.0; 81];
         stress_derivative(&f, self.mu, self.lambda, &mut kf);
         if project {
-            project_stress_derivative::<D>(&mut kf);
+            project_stress_derivative::<D>(&mut kf, &f, self.mu, self.lambda);
         }
         let g = &self.shape_gradients[k * e..k * e + k];
         // KG[(i + D j), (D b + m)] = Σ_l K[(i + D j), (m + D l)] G_b,l.

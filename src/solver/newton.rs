@@ -408,6 +408,11 @@ impl<const D: usize> Simulation<D> {
         self.system.symbolic_factorisations
     }
 
+    /// The factorisation the linear system uses now (chosen at its last pattern build).
+    pub fn factorisation(&self) -> super::assembly::Factorisation {
+        self.system.factorisation()
+    }
+
     /// Numeric factorisations done so far (one per search direction: iterations + 1 a step).
     pub fn numeric_factorisations(&self) -> usize {
         self.system.numeric_factorisations
