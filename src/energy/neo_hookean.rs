@@ -26,10 +26,10 @@
 //! reparameterisation used here.
 //!
 //! **Hessian.** ∂²(VΨ)/∂xₐ∂x_b = V Σ_jl Gₐⱼ (∂²Ψ/∂F_·j∂F_·l) G_bl. The solver's blocks
-//! ([`Projection::Clamp`]) project ∂²Ψ/∂F² (D² × D²: 4 × 4 in 2D, 9 × 9 in 3D) to PSD by
-//! eigen-decomposition (negative eigenvalues clamped) before that map: Gᵀ K G with K PSD is
-//! PSD, so every element block is, at the cost of a D² × D² rather than a D(D+1) × D(D+1)
-//! eigen-decomposition (docs/model.md gives the measured cost per element).
+//! ([`Projection::Clamp`]) project ∂²Ψ/∂F² (D² × D²: 4 × 4 in 2D, 9 × 9 in 3D) to PSD
+//! (negative eigenvalues clamped) before that map: Gᵀ K G with K PSD is PSD, so every element
+//! block is. In 2D by eigen-decomposition of the 4 × 4; in 3D from the closed-form eigensystem
+//! (`neo_hookean_eigensystem.rs`); docs/model.md gives the measured costs.
 
 use nalgebra::SMatrix;
 use rayon::prelude::*;
