@@ -94,8 +94,12 @@ pub struct SolverTotals {
     pub max_iterations_in_step: usize,
     /// Line-search halvings over all steps.
     pub line_search_halvings: usize,
-    /// Largest E(after) − E(before) of any accepted line search, J (≤ 0).
+    /// Largest E(after) − E(before) of any accepted line search, J (≤ 0, or above it within
+    /// E's rounding where a line search was accepted flat).
     pub max_energy_increase: f64,
+    /// Line searches accepted within E's rounding on the gradient's fall
+    /// ([`crate::solver::line_search`]).
+    pub flat_line_searches: usize,
     /// Smallest node-to-slope distance over the run, m.
     pub min_distance: f64,
     /// Symbolic factorisations (one at the start, one more each time contact brought a
@@ -143,6 +147,7 @@ impl SolverTotals {
         self.newton_iterations += stats.iterations;
         self.max_iterations_in_step = self.max_iterations_in_step.max(stats.iterations);
         self.line_search_halvings += stats.halvings;
+        self.flat_line_searches += stats.flat_line_searches;
         self.max_energy_increase = self.max_energy_increase.max(stats.max_energy_increase);
         self.min_distance = self.min_distance.min(stats.min_distance);
         self.mass_shifts += stats.mass_shifts;
@@ -321,6 +326,7 @@ impl Runner {
         t.newton_iterations += stats.iterations;
         t.max_iterations_in_step = t.max_iterations_in_step.max(stats.iterations);
         t.line_search_halvings += stats.halvings;
+        t.flat_line_searches += stats.flat_line_searches;
         t.projection_fallbacks += stats.projection_fallbacks;
         t.mass_shifts += stats.mass_shifts;
         t.max_shift = t.max_shift.max(stats.max_shift);

@@ -1,6 +1,18 @@
 //! The backtracking line search of SPEC.md §2, from the step filter's α₀.
+//!
+//! Near convergence the Newton step can be so short (10⁻⁹ m against a body's metres) that E's
+//! change along it is below E's own rounding: E(x + α₀ p) then comes out a few units of rounding
+//! above E(x) although the step is a descent direction, every halving finds the same, and Newton
+//! stalls at a residual just above its tolerance (docs/scenes.md, the box on the incline). A
+//! first trial within [`FLAT_ENERGY_ULPS`] units of rounding of E(x) is therefore handed to the
+//! caller's `flat` test, which accepts it on a measure that does resolve there (the Newton
+//! loop's: the gradient's norm fell).
 
 use crate::energy::Vector;
+
+/// A first trial whose E exceeds E(x) by at most this many units of rounding,
+/// ε · max(|E(x)|, |E(x + α₀ p)|), is "flat": E cannot tell it from E(x).
+pub const FLAT_ENERGY_ULPS: f64 = 1024.0;
 
 /// Outcome of one accepted line search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -11,8 +23,10 @@ pub struct LineSearchResult {
     pub halvings: usize,
     /// E before the step, J.
     pub energy_before: f64,
-    /// E at the accepted point, J (≤ `energy_before`).
+    /// E at the accepted point, J (≤ `energy_before`, or above it within rounding when `flat`).
     pub energy_after: f64,
+    /// Accepted by the caller's `flat` test (module comment).
+    pub flat: bool,
 }
 
 /// Backtracking failed: α was halved `halvings` times without E decreasing.
@@ -26,9 +40,18 @@ pub struct LineSearchFailure {
     pub energy_before: f64,
 }
 
+/// What a line search evaluates at its trial points.
+pub trait TrialPoints<const D: usize> {
+    /// E at `x`, J.
+    fn energy(&mut self, x: &[Vector<D>]) -> f64;
+    /// Whether a first trial within rounding of E(x) is accepted (module comment).
+    fn flat(&mut self, x: &[Vector<D>]) -> bool;
+}
+
 /// From `x` along `p`, starting at `alpha0` (the step filter: the smallest
 /// [`crate::energy::Energy::max_step`] of the terms), halve α until E(x + αp) ≤ E(x). `trial` is a scratch
-/// buffer for x + αp; on success it holds the accepted point. `energy` evaluates E.
+/// buffer for x + αp; on success it holds the accepted point. `points` evaluates E and decides
+/// on a first trial within rounding of E(x) (module comment).
 pub fn backtrack<const D: usize>(
     x: &[Vector<D>],
     p: &[Vector<D>],
@@ -36,7 +59,7 @@ pub fn backtrack<const D: usize>(
     max_halvings: usize,
     energy_before: f64,
     trial: &mut [Vector<D>],
-    mut energy: impl FnMut(&[Vector<D>]) -> f64,
+    points: &mut impl TrialPoints<D>,
 ) -> Result<LineSearchResult, LineSearchFailure> {
     let mut alpha = alpha0;
     let mut halvings = 0;
@@ -44,13 +67,16 @@ pub fn backtrack<const D: usize>(
         for ((t, x), p) in trial.iter_mut().zip(x).zip(p) {
             *t = x + p * alpha;
         }
-        let e = energy(trial);
-        if e <= energy_before {
+        let e = points.energy(trial);
+        let rounding = f64::EPSILON * energy_before.abs().max(e.abs());
+        let within_rounding = halvings == 0 && e - energy_before <= FLAT_ENERGY_ULPS * rounding;
+        if e <= energy_before || (within_rounding && points.flat(trial)) {
             return Ok(LineSearchResult {
                 alpha,
                 halvings,
                 energy_before,
                 energy_after: e,
+                flat: e > energy_before,
             });
         }
         if halvings >= max_halvings {
@@ -62,5 +88,75 @@ pub fn backtrack<const D: usize>(
         }
         alpha *= 0.5;
         halvings += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector2;
+
+    /// E along a line that is flat to within a few units of rounding: E(x) = e0 at x = 0,
+    /// e0 (1 + 4ε) at every other point; the flat test's answer is given, and its calls counted.
+    struct Flat {
+        e0: f64,
+        accept: bool,
+        calls: usize,
+    }
+
+    impl TrialPoints<2> for Flat {
+        fn energy(&mut self, x: &[Vector<2>]) -> f64 {
+            if x[0].norm() == 0.0 {
+                self.e0
+            } else {
+                self.e0 * (1.0 + 4.0 * f64::EPSILON)
+            }
+        }
+        fn flat(&mut self, _: &[Vector<2>]) -> bool {
+            self.calls += 1;
+            self.accept
+        }
+    }
+
+    #[test]
+    fn a_first_trial_within_rounding_is_accepted_only_on_the_flat_test() {
+        let (x, p) = ([Vector2::zeros()], [Vector2::new(1e-9, 0.0)]);
+        let mut trial = [Vector2::zeros()];
+        let mut yes = Flat {
+            e0: 2.4e-5,
+            accept: true,
+            calls: 0,
+        };
+        let r = backtrack(&x, &p, 0.8, 10, 2.4e-5, &mut trial, &mut yes).unwrap();
+        assert_eq!((r.alpha, r.halvings, r.flat, yes.calls), (0.8, 0, true, 1));
+        assert!(r.energy_after > r.energy_before);
+        assert_eq!(trial[0], p[0] * 0.8);
+        // Refused: halving goes on (the flat test is asked at the first trial only) and fails.
+        let mut no = Flat {
+            e0: 2.4e-5,
+            accept: false,
+            calls: 0,
+        };
+        let f = backtrack(&x, &p, 0.8, 10, 2.4e-5, &mut trial, &mut no).unwrap_err();
+        assert_eq!((f.halvings, no.calls), (10, 1));
+    }
+
+    /// An increase beyond rounding (1e-12 relative: 4 500 units) never reaches the flat test.
+    #[test]
+    fn a_real_increase_is_not_handed_to_the_flat_test() {
+        struct Up(usize);
+        impl TrialPoints<2> for Up {
+            fn energy(&mut self, x: &[Vector<2>]) -> f64 {
+                1.0 + 1e-12 * x[0].norm().signum()
+            }
+            fn flat(&mut self, _: &[Vector<2>]) -> bool {
+                self.0 += 1;
+                true
+            }
+        }
+        let (x, p) = ([Vector2::zeros()], [Vector2::new(1.0, 0.0)]);
+        let mut up = Up(0);
+        let f = backtrack(&x, &p, 1.0, 5, 1.0, &mut [Vector2::zeros()], &mut up).unwrap_err();
+        assert_eq!((f.halvings, up.0), (5, 0));
     }
 }

@@ -125,8 +125,12 @@ pub struct StepStats {
     /// Total line-search halvings in this step.
     pub halvings: usize,
     /// Largest E(after) − E(before) over the step's accepted line searches, J (≤ 0 by the
-    /// acceptance rule; recorded as an independent check).
+    /// acceptance rule, or above within E's rounding for a flat one; recorded as an independent
+    /// check).
     pub max_energy_increase: f64,
+    /// Line searches accepted flat: within E's rounding, on the gradient's fall
+    /// ([`super::line_search`]'s module comment).
+    pub flat_line_searches: usize,
     /// Smallest distance of any contact pair after the step, m (+∞ without contact).
     pub min_distance: f64,
     /// Wall time spent in numeric factorisation + solve, s.
@@ -171,6 +175,8 @@ struct Workspace<const D: usize> {
     x_tilde: Vec<Vector<D>>,
     x_n: Vec<Vector<D>>,
     grad: Vec<Vector<D>>,
+    /// ∇E at a line search's trial point (its flat test, `line_search`'s module comment).
+    grad_trial: Vec<Vector<D>>,
     p: Vec<Vector<D>>,
     trial: Vec<Vector<D>>,
     /// Over the free degrees of freedom.
@@ -195,6 +201,42 @@ pub struct IterationTrace {
     /// Re-lagging passes done before this iteration (0: the step's first solve, with λ lagged
     /// at xⁿ; implicit lagging only).
     pub lagging_pass: usize,
+}
+
+/// The Newton loop's trial points: E, and for a first trial within E's rounding the test that
+/// does resolve there, the gradient's 2-norm over the free degrees of freedom falling
+/// ([`line_search`]'s module comment).
+struct NewtonTrials<'a, const D: usize> {
+    potential: &'a mut IncrementalPotential<D>,
+    state: StepState<'a, D>,
+    dofs: &'a DofMap,
+    /// At the line search's start point.
+    gradient_norm: f64,
+    grad: &'a mut Vec<Vector<D>>,
+}
+
+impl<const D: usize> line_search::TrialPoints<D> for NewtonTrials<'_, D> {
+    fn energy(&mut self, x: &[Vector<D>]) -> f64 {
+        self.potential.value(x, &self.state)
+    }
+
+    fn flat(&mut self, x: &[Vector<D>]) -> bool {
+        self.grad.fill(Vector::<D>::zeros());
+        self.potential.gradient(x, &self.state, self.grad);
+        free_gradient_norm(self.dofs, self.grad) < self.gradient_norm
+    }
+}
+
+/// The 2-norm of `g` over the free degrees of freedom (the prescribed ones carry the drivers'
+/// reactions, which no step of the free ones removes).
+fn free_gradient_norm<const D: usize>(dofs: &DofMap, g: &[Vector<D>]) -> f64 {
+    g.iter()
+        .flat_map(|g| g.iter())
+        .enumerate()
+        .filter(|(k, _)| dofs.row(*k) != DofMap::PRESCRIBED)
+        .map(|(_, c)| c * c)
+        .sum::<f64>()
+        .sqrt()
 }
 
 /// The state of a simulation: positions, velocities and the solver.
@@ -288,6 +330,7 @@ impl<const D: usize> Simulation<D> {
                 x_tilde: vec![Vector::<D>::zeros(); n],
                 x_n: x0.clone(),
                 grad: vec![Vector::<D>::zeros(); n],
+                grad_trial: vec![Vector::<D>::zeros(); n],
                 p: vec![Vector::<D>::zeros(); n],
                 trial: vec![Vector::<D>::zeros(); n],
                 rhs: vec![0.0; free],
@@ -498,6 +541,7 @@ impl<const D: usize> Simulation<D> {
                 })?;
             std::mem::swap(&mut self.x, &mut self.ws.trial);
             stats.halvings += ls.halvings;
+            stats.flat_line_searches += usize::from(ls.flat);
             stats.max_energy_increase = stats
                 .max_energy_increase
                 .max(ls.energy_after - ls.energy_before);
@@ -681,7 +725,16 @@ impl<const D: usize> Simulation<D> {
             self.phase_seconds.broad_phase += (f - c).as_secs_f64();
             self.phase_seconds.step_filter += f.elapsed().as_secs_f64();
         }
-        let potential = &self.potential;
+        let mut grad_trial = std::mem::take(&mut self.ws.grad_trial);
+        let state = Self::state(&self.ws, &self.settings, self.step);
+        let dofs = self.system.dofs();
+        let mut points = NewtonTrials {
+            potential: &mut self.potential,
+            state,
+            dofs,
+            gradient_norm: free_gradient_norm(dofs, &self.ws.grad),
+            grad: &mut grad_trial,
+        };
         let r = line_search::backtrack(
             &self.x,
             &p,
@@ -689,8 +742,9 @@ impl<const D: usize> Simulation<D> {
             self.settings.max_halvings,
             energy_before,
             &mut trial,
-            |xt| potential.value(xt, &state),
+            &mut points,
         );
+        self.ws.grad_trial = grad_trial;
         self.ws.trial = trial;
         self.ws.p = p;
         r
