@@ -318,7 +318,7 @@ impl SolidRunner {
             Some(c) => c.distances(&self.sim.x, &mut pairs),
             None => pairs.clear(),
         }
-        let members = self.scene.bodies.len() + self.scene.obstacles.len();
+        let members = self.scene.members();
         let sim = &self.sim;
         let mass = sim.mass();
         let bodies = self
@@ -400,7 +400,7 @@ impl SolidRunner {
             c.distances(&self.sim.x, &mut pairs);
         }
         let n = self.scene.bodies.len();
-        let members = n + self.scene.obstacles.len();
+        let members = self.scene.members();
         if let Some((m, normal)) = support::pressing(&pairs, k, members) {
             return Some((m, normal.normalize()));
         }
@@ -440,9 +440,11 @@ impl SolidRunner {
         let mut relative: Vec<f64> = match support {
             Some((m, normal)) => {
                 let first = self.rows[0].bodies[k].centre;
+                // A belt's surface velocity; a body's motion is taken off below; a triangle
+                // mesh is fixed.
                 let surface = match m.checked_sub(n) {
-                    Some(o) => self.scene.obstacles[o].1.velocity,
-                    None => Vec3::zeros(),
+                    Some(o) if o < self.scene.obstacles.len() => self.scene.obstacles[o].1.velocity,
+                    _ => Vec3::zeros(),
                 };
                 let over: Vec<Vec3> = self
                     .rows
@@ -695,10 +697,7 @@ impl SolidRunner {
                     nodes: b.mesh.len(),
                     tetrahedra: b.mesh.tets.len(),
                     mass_kg: mass[self.bodies[k].clone()].iter().sum(),
-                    support: support.map(|(m, _)| match m.checked_sub(sc.bodies.len()) {
-                        Some(o) => sc.obstacles[o].0.clone(),
-                        None => sc.bodies[m].name.clone(),
-                    }),
+                    support: support.map(|(m, _)| sc.member_name(m).to_string()),
                     verdict: self.body_verdict(k, support),
                 }
             })

@@ -18,6 +18,7 @@ pub mod solid;
 mod solid_clearance;
 pub mod solid_schema;
 pub mod system;
+pub mod triangle_obstacle;
 
 use std::path::{Path, PathBuf};
 

@@ -8,7 +8,8 @@
 //! Bodies meet each other through point–triangle and edge–edge pairs (SPEC.md §7); a scene whose
 //! bodies start closer than d̂ or overlapping is refused ([`super::solid_clearance`]).
 //!
-//! Not yet in 3D: drivers, triangle-mesh obstacles.
+//! Static triangle meshes are obstacles beside the half-spaces ([`super::triangle_obstacle`]),
+//! numbered after them. Not yet in 3D: drivers.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,7 @@ use nalgebra::{Rotation3, Vector3};
 use super::SCENE_KIND;
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
+use super::triangle_obstacle::TriangleObstacle;
 use crate::contact::{
     BarrierParams, Coefficients, ContactStage, ContactSurface, FrictionParams, FrictionTable,
     HalfSpace,
@@ -30,6 +32,7 @@ use crate::scene::bodies::{Material, TetMesh};
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 use crate::scene::slope::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
+use crate::solver::driver::LinearMotion;
 use crate::solver::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder};
 
 /// The least contact weight of a boundary node, as a fraction of its full share of the
@@ -91,6 +94,8 @@ pub struct SolidScene {
     pub bodies: Vec<SolidBodySpec>,
     /// The half-spaces, by name, in name order (numbered after the bodies).
     pub obstacles: Vec<(String, HalfSpace<3>)>,
+    /// The triangle-mesh obstacles, by name, in name order (numbered after the half-spaces).
+    pub meshes: Vec<(String, TriangleObstacle)>,
     /// The default friction coefficients.
     pub friction: Coefficients,
     /// Per-pair coefficients.
@@ -172,7 +177,7 @@ impl SolidScene {
                 nodes,
             ));
         }
-        let mut obstacles = Vec::new();
+        let (mut obstacles, mut meshes) = (Vec::new(), Vec::new());
         for (name, o) in &f.obstacles {
             if f.bodies.contains_key(name) {
                 return Err(v.invalid(
@@ -181,12 +186,34 @@ impl SolidScene {
                     name,
                 ));
             }
-            obstacles.push((name.clone(), v.solid_half_space(name, o)?));
+            match o.kind.as_str() {
+                "half_space" => obstacles.push((name.clone(), v.solid_half_space(name, o)?)),
+                "triangle_mesh" => meshes.push((name.clone(), v.solid_triangle_mesh(name, o)?)),
+                other => {
+                    return Err(v.invalid(
+                        &format!("obstacles.{name}.type"),
+                        "must be \"half_space\" or \"triangle_mesh\"",
+                        other,
+                    ));
+                }
+            }
         }
+        let nodes = nodes + meshes.iter().map(|(_, m)| m.vertices.len()).sum::<usize>();
+        if nodes as f64 > MAX_NODES {
+            return Err(v.invalid(
+                "obstacles",
+                &format!(
+                    "the bodies' and triangle meshes' nodes must be at most {MAX_NODES:e} in all"
+                ),
+                nodes,
+            ));
+        }
+        // The friction table's numbering: bodies, half-spaces, triangle meshes.
         let names: Vec<&str> = f
             .bodies
             .keys()
-            .chain(f.obstacles.keys())
+            .chain(obstacles.iter().map(|(n, _)| n))
+            .chain(meshes.iter().map(|(n, _)| n))
             .map(String::as_str)
             .collect();
         let settings = v.scene_settings(
@@ -214,7 +241,8 @@ impl SolidScene {
                 }
             }
         }
-        v.solid_clearances(&bodies, settings.barrier.dhat)?;
+        let members: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        v.solid_clearances(&bodies, &meshes, &members, settings.barrier.dhat)?;
         let (fr, n) = (&f.friction, &f.newton);
         Ok(SolidScene {
             name: f.name.clone(),
@@ -223,6 +251,7 @@ impl SolidScene {
             gravity,
             bodies,
             obstacles,
+            meshes,
             friction: settings.friction,
             friction_pairs: settings.friction_pairs,
             eps_v: fr.eps_v,
@@ -291,6 +320,17 @@ impl SolidScene {
             .collect();
         let mass = builder.masses().to_vec();
         builder.add_potential(Box::new(GravityEnergy::new(mass, self.gravity)));
+        // Triangle meshes: their vertices are nodes held fixed (after the bodies', as
+        // `solid_boundary` numbers them), so that the point–triangle and edge–edge pairs serve
+        // body–mesh contact.
+        for (name, m) in &self.meshes {
+            let nodes = builder.add_fixed_nodes(&m.vertices);
+            builder.add_driver(Box::new(LinearMotion::fixed(
+                name.clone(),
+                nodes.collect(),
+                m.vertices.clone(),
+            )));
+        }
         let mut stage = ContactStage::new(
             self.barrier,
             FrictionParams {
@@ -313,8 +353,8 @@ impl SolidScene {
         if !half_spaces.is_empty() {
             stage.add_half_spaces(surface, &half_spaces);
         }
-        if self.bodies.len() > 1 {
-            let (x0, boundary) = solid_boundary(&self.bodies);
+        if self.bodies.len() > 1 || !self.meshes.is_empty() {
+            let (x0, boundary) = solid_boundary(&self.bodies, &self.meshes, self.first_mesh());
             stage.add_triangle_pairs(&boundary, &x0);
         }
         builder.set_contact(stage);
@@ -322,6 +362,29 @@ impl SolidScene {
             .build()
             .expect("a validated scene names only its own nodes, with positive masses");
         (system, ranges)
+    }
+
+    /// The friction table's number of the first triangle mesh (after the bodies and the
+    /// half-spaces).
+    pub fn first_mesh(&self) -> usize {
+        self.bodies.len() + self.obstacles.len()
+    }
+
+    /// The bodies, half-spaces and triangle meshes, as the friction table numbers them.
+    pub fn members(&self) -> usize {
+        self.first_mesh() + self.meshes.len()
+    }
+
+    /// The name of member `m` (a body, a half-space or a triangle mesh).
+    pub fn member_name(&self, m: usize) -> &str {
+        let (nb, first_mesh) = (self.bodies.len(), self.first_mesh());
+        if m < nb {
+            &self.bodies[m].name
+        } else if m < first_mesh {
+            &self.obstacles[m - nb].0
+        } else {
+            &self.meshes[m - first_mesh].0
+        }
     }
 
     /// The half-space nearest the nodes `x` (their smallest signed distance), if any.
@@ -521,11 +584,16 @@ impl Validator<'_> {
         o: &SolidObstacleSection,
     ) -> Result<HalfSpace<3>, CaseError> {
         let key = |k: &str| format!("obstacles.{name}.{k}");
-        if o.kind != "half_space" {
+        if o.vertices.is_some() || o.triangles.is_some() {
+            let k = if o.vertices.is_some() {
+                "vertices"
+            } else {
+                "triangles"
+            };
             return Err(self.invalid(
-                &key("type"),
-                "must be \"half_space\" (the one obstacle of 3D scenes yet)",
-                &o.kind,
+                &key(k),
+                "belongs to a triangle mesh (type = \"triangle_mesh\"); a half-space takes normal or angle_deg, point and velocity",
+                "given",
             ));
         }
         let normal = match (o.normal, o.angle_deg) {

@@ -1,6 +1,6 @@
-//! The start of a 3D scene must be a state the barrier allows (SPEC.md §7): no two bodies
-//! closer than d̂ or overlapping. Checked once on load (the half-spaces' clearance is checked
-//! in [`super::solid`]); each refusal names both bodies.
+//! The start of a 3D scene must be a state the barrier allows (SPEC.md §7): no two bodies, and
+//! no body and triangle-mesh obstacle, closer than d̂ or overlapping. Checked once on load (the
+//! half-spaces' clearance is checked in [`super::solid`]); each refusal names both.
 //!
 //! Three tests, each over a sort and sweep, never all pairs: a boundary vertex within d̂ of
 //! another body's boundary triangle, or a boundary edge within d̂ of another's edge (the contact
@@ -10,6 +10,7 @@
 //! other's tetrahedra).
 
 use super::solid::SolidBodySpec;
+use super::triangle_obstacle::TriangleObstacle;
 use crate::contact::broad_phase::{Aabb, SweepAndPrune};
 use crate::contact::candidates::CandidateSource;
 use crate::contact::candidates::edge_edge::EdgeEdgeSource;
@@ -17,81 +18,126 @@ use crate::contact::candidates::point_triangle::PointTriangleSource;
 use crate::contact::{ContactPair, ContactSurface};
 use crate::energy::Vec3;
 use crate::scene::case_file::{CaseError, Validator};
+use crate::scene::slope::MIN_START_CLEARANCE_OF_DHAT;
 
-/// Every body's nodes in one list (body by body) and their boundary surface, numbered as the
-/// friction table numbers the bodies.
-pub(crate) fn solid_boundary(bodies: &[SolidBodySpec]) -> (Vec<Vec3>, ContactSurface) {
+/// Every body's nodes in one list (body by body), then every triangle mesh's vertices, and
+/// their boundary surface, numbered as the friction table numbers them (the meshes from
+/// `first_mesh` on); the state vector holds them in the same order.
+pub(crate) fn solid_boundary(
+    bodies: &[SolidBodySpec],
+    meshes: &[(String, TriangleObstacle)],
+    first_mesh: usize,
+) -> (Vec<Vec3>, ContactSurface) {
     let mut x0 = Vec::new();
     let mut surface = ContactSurface::default();
     for (k, b) in bodies.iter().enumerate() {
         b.mesh.push_boundary(x0.len(), k, &mut surface);
         x0.extend_from_slice(&b.mesh.x0);
     }
+    for (m, (_, mesh)) in meshes.iter().enumerate() {
+        mesh.push_boundary(x0.len(), first_mesh + m, &mut surface);
+        x0.extend_from_slice(&mesh.vertices);
+    }
     (x0, surface)
 }
 
 impl Validator<'_> {
-    /// No body within `dhat` (m) of another, no boundaries crossing, no body inside another.
+    /// No body within `dhat` (m) of another or of a triangle mesh, no boundaries crossing, no
+    /// body inside another. `members` names the friction table's members (bodies, half-spaces,
+    /// triangle meshes: the meshes are its last `meshes.len()`).
     pub(super) fn solid_clearances(
         &self,
         bodies: &[SolidBodySpec],
+        meshes: &[(String, TriangleObstacle)],
+        members: &[String],
         dhat: f64,
     ) -> Result<(), CaseError> {
-        if bodies.len() < 2 {
+        if bodies.len() < 2 && meshes.is_empty() {
             return Ok(());
         }
-        let (x0, surface) = solid_boundary(bodies);
-        let mut starts = Vec::with_capacity(bodies.len());
+        let first_mesh = members.len() - meshes.len();
+        let (x0, surface) = solid_boundary(bodies, meshes, first_mesh);
+        let mut starts = Vec::with_capacity(bodies.len() + meshes.len());
         let mut n = 0;
-        for b in bodies {
+        for len in bodies
+            .iter()
+            .map(|b| b.mesh.len())
+            .chain(meshes.iter().map(|(_, m)| m.vertices.len()))
+        {
             starts.push(n);
-            n += b.mesh.len();
+            n += len;
         }
         let local = |node: usize| -> usize {
             let k = starts.partition_point(|&s| s <= node) - 1;
             node - starts[k]
         };
+        let nb = bodies.len();
+        // A body near a triangle mesh is as near a half-space: allowed from 1e-3 d̂ (the barrier
+        // holds it from the start); two bodies must start more than d̂ apart.
+        let mesh_clearance = MIN_START_CLEARANCE_OF_DHAT * dhat;
+        let too_close = |(a, b): (usize, usize), d: f64| {
+            let limit = if a >= nb || b >= nb {
+                mesh_clearance
+            } else {
+                dhat
+            };
+            d < limit || d.is_nan()
+        };
         let apart = |a: usize, b: usize, what: String| -> CaseError {
-            // The key is the later body's.
-            let (body, other) = if a > b { (a, b) } else { (b, a) };
-            self.invalid(
-                &format!("bodies.{}.centre", bodies[body].name),
-                &format!(
+            // The key is the later body's (the body's, beside a mesh).
+            let (body, other) = if b >= nb || (a < nb && a > b) {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let rule = if other >= nb {
+                format!(
+                    "`{}` must start at least {mesh_clearance:e} m (1e-3 barrier.dhat) from triangle mesh `{}`, and not cross it",
+                    members[body], members[other]
+                )
+            } else {
+                format!(
                     "`{}` and `{}` must start more than barrier.dhat = {dhat} m apart, and not overlap",
-                    bodies[body].name, bodies[other].name
-                ),
-                what,
-            )
+                    members[body], members[other]
+                )
+            };
+            self.invalid(&format!("bodies.{}.centre", members[body]), &rule, what)
         };
         let mut points = PointTriangleSource::new(&surface, bodies.len());
         let mut close = Vec::new();
         points.candidates(&x0, None, dhat, &mut close);
-        if let Some(pair) = close.first() {
+        if let Some((pair, d)) = close
+            .iter()
+            .map(|p| (p, p.distance(&x0)))
+            .find(|(p, d)| too_close(p.bodies, *d))
+        {
             let (a, b) = pair.bodies;
-            let d = pair.distance(&x0);
             return Err(apart(
                 a,
                 b,
                 format!(
                     "node {} of `{}` is {d:e} m from a boundary triangle of `{}`",
                     local(pair.nodes[0]),
-                    bodies[a].name,
-                    bodies[b].name
+                    members[a],
+                    members[b]
                 ),
             ));
         }
         let mut edges = EdgeEdgeSource::new(&surface, &x0, bodies.len());
         let mut close = Vec::new();
         edges.candidates(&x0, None, dhat, &mut close);
-        if let Some(pair) = close.first() {
+        if let Some((pair, d)) = close
+            .iter()
+            .map(|p| (p, p.distance(&x0)))
+            .find(|(p, d)| too_close(p.bodies, *d))
+        {
             let (a, b) = pair.bodies;
-            let d = pair.distance(&x0);
             return Err(apart(
                 a,
                 b,
                 format!(
                     "a boundary edge of `{}` is {d:e} m from one of `{}`",
-                    bodies[a].name, bodies[b].name
+                    members[a], members[b]
                 ),
             ));
         }
@@ -113,6 +159,7 @@ impl Validator<'_> {
             let t = surface.triangles[j];
             if crossing.is_none()
                 && a != b
+                && (a < nb || b < nb)
                 && segment_crosses_triangle(&x0[p], &x0[q], &t.map(|n| x0[n]))
             {
                 crossing = Some((a, b));
@@ -124,7 +171,7 @@ impl Validator<'_> {
                 b,
                 format!(
                     "their surfaces cross (`{}` and `{}`)",
-                    bodies[a].name, bodies[b].name
+                    members[a], members[b]
                 ),
             ));
         }

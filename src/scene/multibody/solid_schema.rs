@@ -118,13 +118,20 @@ fn default_solid_material() -> String {
     "neo_hookean".into()
 }
 
-/// `[obstacles.NAME]` of a 3D scene: a half-space n·(x − o) ≥ 0.
+/// `[obstacles.NAME]` of a 3D scene: a half-space n·(x − o) ≥ 0 (`normal` or `angle_deg`,
+/// `point`, `velocity`) or a static triangle mesh (`vertices`, `triangles`).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SolidObstacleSection {
-    /// `"half_space"` (the one obstacle of 3D scenes yet).
+    /// `"half_space"` or `"triangle_mesh"`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// A triangle mesh's vertices, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertices: Option<Vec<[f64; 3]>>,
+    /// A triangle mesh's triangles: three indices into `vertices` each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triangles: Option<Vec<[usize; 3]>>,
     /// Outward normal (normalised on load).
     #[serde(
         default,
