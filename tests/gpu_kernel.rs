@@ -238,11 +238,11 @@ fn cross_check_on_gpu_matches_cpu() {
                 step: i / 25,
                 node: i % 25,
                 time: f64::from(i / 25) * 0.01,
-                v_free: [vt * t[0] + vn * n[0], vt * t[1] + vn * n[1]],
-                normal: n,
+                v_free: [vt * t[0] + vn * n[0], vt * t[1] + vn * n[1], 0.0],
+                normal: [n[0], n[1], 0.0],
                 restitution: 0.0,
                 friction: [0.1, 0.11, 0.2][(i % 3) as usize],
-                v_opt: [opt * t[0], opt * t[1]],
+                v_opt: [opt * t[0], opt * t[1], 0.0],
             }
         })
         .collect();

@@ -1,16 +1,17 @@
 //! The cross-check of the optimiser against the impulse law (SPEC.md §4).
 //!
 //! For every contact record (a node in the friction set at one step) the law is given the
-//! node's contact-free velocity, lifted to 3D with z = 0 and rounded to binary32, with e the
-//! record's restitution (0 in the reference runs) and μ its friction:
+//! node's contact-free velocity (a 3-vector; a 2D run's lifted with z = 0) rounded to
+//! binary32, with e the record's restitution (0 in the reference runs) and μ its friction:
 //! v_law = contact(v_free, n, e, μ) (SPEC.md §3). Only **approaching** records count
-//! (v_free·n < 0, in binary64); with t the unit slope tangent,
+//! (v_free·n < 0, in binary64); with u_T = u − (u·n̂) n̂ a velocity's part in the surface's
+//! tangent plane (in 2D the slope tangent's line, the z axis carrying nothing),
 //!
 //! * the **law sticks** when the tangential part of its answer is zero to binary32 rounding,
-//!   |v_law·t| ≤ [`LAW_STICK_ROUNDING`]·‖v_law‖: the stick branch, exactly zero when e = 0;
-//! * the **optimiser sticks** when |v_opt·t| < ε_v;
+//!   ‖v_law,T‖ ≤ [`LAW_STICK_ROUNDING`]·‖v_law‖: the stick branch, exactly zero when e = 0;
+//! * the **optimiser sticks** when ‖v_opt,T‖ < ε_v;
 //! * they **agree** when both stick or both slide, counted overall and from a time on;
-//! * the **tangential gap** is |v_law·t − v_opt·t| (m/s).
+//! * the **tangential gap** is ‖v_law,T − v_opt,T‖ (m/s): in 2D |v_law·t − v_opt·t|.
 //!
 //! Records arrive in batches ([`CrossCheck::push_batch`], e.g. every 10 000 steps); memory stays
 //! bounded by the largest batch plus **one f64 per approaching record** (its gap), from which
@@ -200,12 +201,11 @@ impl CrossCheck {
         self.approaching.clear();
         self.inputs.clear();
         for (i, r) in records.iter().enumerate() {
-            let vn = r.v_free[0] * r.normal[0] + r.v_free[1] * r.normal[1];
-            if vn < 0.0 {
+            if dot(&r.v_free, &r.normal) < 0.0 {
                 self.approaching.push(i);
                 self.inputs.push(ContactInput::new(
-                    [r.v_free[0] as f32, r.v_free[1] as f32, 0.0],
-                    [r.normal[0] as f32, r.normal[1] as f32, 0.0],
+                    r.v_free.map(|c| c as f32),
+                    r.normal.map(|c| c as f32),
                     r.restitution as f32,
                     r.friction as f32,
                 ));
@@ -223,14 +223,18 @@ impl CrossCheck {
         self.gaps.reserve(self.approaching.len());
         for (&i, law) in self.approaching.iter().zip(&self.outputs) {
             let r = &records[i];
-            let norm = r.normal[0].hypot(r.normal[1]);
-            let t = [r.normal[1] / norm, -r.normal[0] / norm];
+            let norm = dot(&r.normal, &r.normal).sqrt();
+            let n = r.normal.map(|c| c / norm);
+            let tangential = |u: &[f64; 3]| {
+                let un = dot(u, &n);
+                [u[0] - un * n[0], u[1] - un * n[1], u[2] - un * n[2]]
+            };
             let law = law.map(f64::from);
-            let law_t = law[0] * t[0] + law[1] * t[1];
-            let law_norm = (law[0] * law[0] + law[1] * law[1] + law[2] * law[2]).sqrt();
-            let law_sticks = law_t.abs() <= LAW_STICK_ROUNDING * law_norm;
-            let opt_t = r.v_opt[0] * t[0] + r.v_opt[1] * t[1];
-            let optimiser_sticks = opt_t.abs() < self.config.eps_v;
+            let law_t = tangential(&law);
+            let law_sticks =
+                dot(&law_t, &law_t).sqrt() <= LAW_STICK_ROUNDING * dot(&law, &law).sqrt();
+            let opt_t = tangential(&r.v_opt);
+            let optimiser_sticks = dot(&opt_t, &opt_t).sqrt() < self.config.eps_v;
 
             let agree = law_sticks == optimiser_sticks;
             self.overall_agree += u64::from(agree);
@@ -246,7 +250,12 @@ impl CrossCheck {
                 }
             }
 
-            let gap = (law_t - opt_t).abs();
+            let d = [
+                law_t[0] - opt_t[0],
+                law_t[1] - opt_t[1],
+                law_t[2] - opt_t[2],
+            ];
+            let gap = dot(&d, &d).sqrt();
             self.gaps.push(gap);
             if self.gap_max.is_none_or(|m| gap > m.gap) {
                 self.gap_max = Some(GapAt {
@@ -285,6 +294,10 @@ impl CrossCheck {
     pub fn finish(self) -> CrossCheckReport {
         self.report()
     }
+}
+
+fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 fn metres_per_second(value: Option<f64>) -> String {
@@ -357,11 +370,12 @@ mod tests {
             v_free: [
                 vt_free * t[0] + vn_free * n[0],
                 vt_free * t[1] + vn_free * n[1],
+                0.0,
             ],
-            normal: n,
+            normal: [n[0], n[1], 0.0],
             restitution: 0.0,
             friction: mu,
-            v_opt: [vt_opt * t[0], vt_opt * t[1]],
+            v_opt: [vt_opt * t[0], vt_opt * t[1], 0.0],
         }
     }
 
@@ -404,6 +418,38 @@ mod tests {
         let text = report.to_string();
         assert!(text.contains("50.00 % (2/4) overall"), "{text}");
         assert!(text.contains("at step 2"), "{text}");
+    }
+
+    /// 3D records on a level floor, n = (0, 0, 1), sliding in a direction of the plane that is
+    /// not an axis: v_free = (0.3, 0.4, −0.5), μ = 0.2. By hand: the law removes μ|v_n| = 0.1
+    /// of the 0.5 m/s tangential speed along (0.6, 0.8), leaving (0.24, 0.32, 0); with
+    /// (0.03, 0.04, −0.5) (0.05 ≤ 0.1) it sticks. An optimiser at (0.24, 0.32, 0) agrees
+    /// (gap 0); one at (0, 0.4, 0) slides too (agree) with gap ‖(0.24, −0.08)‖ = 0.25298; one at
+    /// rest disagrees with the slide (gap 0.4).
+    #[test]
+    fn three_dimensional_records_compare_in_the_tangent_plane() {
+        let rec = |v_free: [f64; 3], v_opt: [f64; 3]| ContactRecord {
+            step: 0,
+            node: 0,
+            time: 0.0,
+            v_free,
+            normal: [0.0, 0.0, 1.0],
+            restitution: 0.0,
+            friction: 0.2,
+            v_opt,
+        };
+        let report = check(&[
+            rec([0.3, 0.4, -0.5], [0.24, 0.32, 0.0]),
+            rec([0.03, 0.04, -0.5], [0.0, 0.0, 0.0]),
+            rec([0.3, 0.4, -0.5], [0.0, 0.4, 0.0]),
+            rec([0.3, 0.4, -0.5], [0.0, 0.0, 0.0]),
+        ]);
+        assert_eq!((report.overall.agree, report.overall.total), (3, 4));
+        assert_eq!(report.law_slides_optimiser_sticks, 1);
+        let max = report.gap_max.unwrap();
+        assert!((max.gap - 0.4).abs() < 1e-6, "{max:?}");
+        // Gaps ≈ {0, 0, 0.25298, 0.4}: median (0 + 0.25298)/2.
+        assert!((report.gap_median.unwrap() - 0.5 * 0.08f64.hypot(0.24)).abs() < 1e-6);
     }
 
     #[test]

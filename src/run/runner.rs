@@ -189,7 +189,7 @@ pub struct Runner {
     pub records: Vec<ContactRecord>,
     /// Records of the last step alone (start index into `records`).
     last_step_records: usize,
-    recorder: Recorder,
+    recorder: Recorder<2>,
     tol: f64,
     steps: usize,
     tangent: Vec2,
