@@ -237,6 +237,8 @@ impl From<SceneCommandError> for CliError {
             SceneCommandError::Emit(e) => CliError::from(e),
             SceneCommandError::Run(e) => CliError::Scene(e),
             SceneCommandError::Output(e) => CliError::Output(e),
+            SceneCommandError::Backend(api::BackendSetupError::Gpu(e)) => CliError::Gpu(e),
+            SceneCommandError::Backend(api::BackendSetupError::Backend(e)) => CliError::Backend(e),
         }
     }
 }
@@ -461,6 +463,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 out: args.out.as_deref(),
                 set: &args.case.set,
                 contacts: args.contacts,
+                gpu: args.case.gpu,
             };
             let text = crate::scene::case_file::read_case_file(&args.case.case)
                 .map_err(SceneCommandError::from)?;

@@ -31,6 +31,9 @@ pub struct SceneRequest<'a> {
     pub set: &'a [Override],
     /// `--contacts`: also write `contacts.csv`.
     pub contacts: bool,
+    /// `--gpu`: the impulse law's backend for the cross-check of a 3D scene (a 2D scene runs
+    /// none yet).
+    pub gpu: crate::gpu::GpuMode,
 }
 
 /// Errors of `stickslip run` on a scene; the CLI maps them to its own.
@@ -39,6 +42,9 @@ pub enum SceneCommandError {
     /// Bad case file (exit 2).
     #[error(transparent)]
     Case(#[from] CaseError),
+    /// The impulse law's backend could not be set up (3D scenes' cross-check).
+    #[error(transparent)]
+    Backend(#[from] crate::api::BackendSetupError),
     /// Bad option value (exit 2).
     #[error(transparent)]
     Option(#[from] BadOption),

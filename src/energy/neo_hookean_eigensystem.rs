@@ -83,9 +83,9 @@ pub fn eigensystem(f: &Matrix3<f64>, mu: f64, lambda: f64) -> [(f64, Matrix3<f64
     let (pairs, a) = pairs_and_scaling(&u, &s, &v_t, mu, lambda);
     let scaling = SymmetricEigen::new(a);
     let mut out = [(0.0, Matrix3::zeros()); 9];
-    for m in 0..3 {
+    for (m, pair) in out.iter_mut().take(3).enumerate() {
         let diag = Matrix3::from_diagonal(&scaling.eigenvectors.column(m).into_owned());
-        out[m] = (scaling.eigenvalues[m], u * diag * v_t);
+        *pair = (scaling.eigenvalues[m], u * diag * v_t);
     }
     out[3..].copy_from_slice(&pairs);
     out

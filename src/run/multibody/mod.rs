@@ -51,6 +51,14 @@ pub enum SceneRunError {
         /// Cause.
         source: LinearSolveError,
     },
+    /// The impulse law's backend failed on a batch of contact records (3D scenes).
+    #[error("{case}: cross-check: {source}")]
+    CrossCheck {
+        /// Case name.
+        case: String,
+        /// Cause.
+        source: crate::cross_check::backend::BackendError,
+    },
 }
 
 /// One body's state in a trajectory row.

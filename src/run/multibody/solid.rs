@@ -16,7 +16,10 @@ use super::slide_or_tip::{Outcome, SlideOrTip, SlideOrTipAnalytic};
 use super::solid_stack::InclineStack;
 use super::{SceneRunError, least_squares_slope, support};
 use crate::contact::{ContactPoint, PairDistance};
+use crate::cross_check::records::{ContactRecord, Recorder};
+use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::Vec3;
+use crate::run::runner::RECORD_CHUNK_STEPS;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::solid::{SolidScene, SolidShape};
@@ -163,6 +166,10 @@ pub struct SolidSummary {
     pub incline_stack_analytic: Option<InclineStack>,
     /// Solver statistics (`max_inverted_triangles` counts tetrahedra here).
     pub solver: SolverTotals,
+    /// The impulse-law cross-check over the records handed to it (none when off).
+    pub cross_check: Option<CrossCheckReport>,
+    /// Wall time of its post-pass, s.
+    pub post_pass_seconds: f64,
     /// Wall time of the run, s.
     pub wall_seconds: f64,
 }
@@ -195,6 +202,13 @@ pub struct SolidRunner {
     started: Instant,
     contacts: Vec<ContactPoint<3>>,
     pairs: Vec<PairDistance<3>>,
+    /// The impulse-law cross-check of the nodes' contacts with the half-spaces, if on.
+    check: Option<CrossCheck>,
+    recorder: Recorder<3>,
+    /// Contact records not yet handed to the cross-check.
+    records: Vec<ContactRecord>,
+    /// Wall time in the cross-check's post-pass, s.
+    post_pass_seconds: f64,
 }
 
 impl SolidRunner {
@@ -255,6 +269,10 @@ impl SolidRunner {
             started: Instant::now(),
             contacts: Vec::new(),
             pairs: Vec::new(),
+            check: None,
+            recorder: Recorder::default(),
+            records: Vec::new(),
+            post_pass_seconds: 0.0,
         };
         runner.centre0 = runner
             .bodies
@@ -287,6 +305,14 @@ impl SolidRunner {
             case: self.scene.name.clone(),
             source,
         })?;
+        if self.check.is_some() {
+            // e = 0: the optimiser is inelastic (SPEC.md §4).
+            self.recorder
+                .push_step_records(&self.sim, 0.0, &mut self.records);
+            if self.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) {
+                self.flush_records()?;
+            }
+        }
         let row = self.row(stats.iterations, stats.residual);
         let inverted = self
             .scene
@@ -298,6 +324,31 @@ impl SolidRunner {
             .unwrap_or(0);
         self.totals.record_step(&stats, &self.sim, inverted);
         self.rows.push(row);
+        Ok(())
+    }
+
+    /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
+    /// from now on: each node against a half-space in friction's set (contacts between bodies,
+    /// and with triangle meshes, are not records of this law).
+    pub fn set_cross_check(&mut self, check: CrossCheck) {
+        self.check = Some(check);
+    }
+
+    /// Hands the records held so far to the cross-check (at the end of a run, before
+    /// [`SolidRunner::summary`]).
+    pub fn flush_records(&mut self) -> Result<(), SceneRunError> {
+        let Some(check) = self.check.as_mut() else {
+            return Ok(());
+        };
+        let clock = Instant::now();
+        check
+            .push_batch(&self.records)
+            .map_err(|source| SceneRunError::CrossCheck {
+                case: self.scene.name.clone(),
+                source,
+            })?;
+        self.records.clear();
+        self.post_pass_seconds += clock.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -745,6 +796,8 @@ impl SolidRunner {
             incline_stack,
             incline_stack_analytic,
             solver: self.totals,
+            cross_check: self.check.as_ref().map(CrossCheck::report),
+            post_pass_seconds: self.post_pass_seconds,
             wall_seconds: self.started.elapsed().as_secs_f64(),
         }
     }

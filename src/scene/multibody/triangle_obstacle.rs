@@ -147,7 +147,7 @@ impl Validator<'_> {
                 .map(|&i| vertices[i].norm())
                 .fold(0.0, f64::max)
                 .max(1.0);
-            if !(area > 1e-12 * scale * scale) {
+            if area.is_nan() || area <= 1e-12 * scale * scale {
                 return Err(self.invalid(
                     &key("triangles"),
                     "every triangle must have a positive area (three distinct, non-collinear vertices)",
