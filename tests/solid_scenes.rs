@@ -616,3 +616,75 @@ fn the_impulse_law_agrees_with_the_optimiser_in_3d() {
         }
     }
 }
+
+/// `--obj` on a 3D scene: one OBJ a step and one at t = 0 (6 for 5 steps); each has every node
+/// of the state vector and the box's boundary as object `box`. Checked against what the box is:
+/// 2 × 2 × 1 cells have 32 boundary triangles (8 on each face normal to z, 4 on each of the
+/// other four: two cells of two triangles), every one facing outward (from the centroid of the
+/// vertices towards its own centroid along its normal), and the lowest vertex's height over the
+/// incline equals trajectory.csv's `box.min_distance_m` at that step.
+#[test]
+fn obj_frames_hold_every_body_boundary_outward() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, _, header, rows) = run_ok(
+        "cases/box3d_incline.toml",
+        dir.path(),
+        &["--obj", "--duration", "0.005"],
+    );
+    assert!(stdout.contains("and 6 OBJ frames"), "{stdout}");
+    for k in 0..=5 {
+        assert!(dir.path().join(format!("frame_{k:05}.obj")).exists());
+    }
+    let text = std::fs::read_to_string(dir.path().join("frame_00005.obj")).unwrap();
+    let mut v: Vec<[f64; 3]> = Vec::new();
+    let mut faces: Vec<[usize; 3]> = Vec::new();
+    let mut objects = Vec::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("v") => {
+                let c: Vec<f64> = it.map(|x| x.parse().unwrap()).collect();
+                v.push([c[0], c[1], c[2]]);
+            }
+            Some("f") => {
+                let c: Vec<usize> = it.map(|x| x.parse::<usize>().unwrap() - 1).collect();
+                faces.push([c[0], c[1], c[2]]);
+            }
+            Some("o") => objects.push(it.next().unwrap().to_string()),
+            _ => panic!("unexpected line {line}"),
+        }
+    }
+    assert_eq!(objects, ["box"]);
+    assert_eq!(v.len(), 18);
+    assert_eq!(faces.len(), 32);
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let centre = v.iter().fold([0.0; 3], |s, p| {
+        [s[0] + p[0] / 18.0, s[1] + p[1] / 18.0, s[2] + p[2] / 18.0]
+    });
+    for f in &faces {
+        let (a, b, c) = (v[f[0]], v[f[1]], v[f[2]]);
+        let (u, w) = (sub(b, a), sub(c, a));
+        let n = [
+            u[1] * w[2] - u[2] * w[1],
+            u[2] * w[0] - u[0] * w[2],
+            u[0] * w[1] - u[1] * w[0],
+        ];
+        let mid = [
+            (a[0] + b[0] + c[0]) / 3.0,
+            (a[1] + b[1] + c[1]) / 3.0,
+            (a[2] + b[2] + c[2]) / 3.0,
+        ];
+        assert!(dot(n, sub(mid, centre)) > 0.0, "face {f:?} faces inward");
+    }
+    let theta = THETA_DEG.to_radians();
+    let normal = [theta.sin(), 0.0, theta.cos()];
+    let lowest = v
+        .iter()
+        .map(|p| dot(*p, normal))
+        .fold(f64::INFINITY, f64::min);
+    let d = column(&header, "box.min_distance_m");
+    let last = rows.last().unwrap();
+    assert!((last[0] - 0.005).abs() < 1e-12);
+    assert!((lowest - last[d]).abs() < 1e-9, "{lowest} vs {}", last[d]);
+}

@@ -62,30 +62,34 @@ pub enum SceneCommandError {
     Emit(#[from] EmitError),
 }
 
-fn reject(option: &str, given: bool) -> Result<(), BadOption> {
+fn reject(option: &str, given: bool, rule: &str) -> Result<(), BadOption> {
     if given {
-        Err(BadOption::new(
-            option,
-            "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
-            "given",
-        ))
+        Err(BadOption::new(option, rule, "given"))
     } else {
         Ok(())
     }
 }
 
-/// The options every scene's run checks first: `--duration` finite and > 0, no `--tol`, no
-/// `--obj` (2D and 3D scenes alike).
+/// The options every scene's run checks first (2D and 3D alike): `--duration` finite and > 0,
+/// no `--tol`.
 pub fn check_scene_options(request: &SceneRequest) -> Result<(), SceneCommandError> {
     crate::console::check_positive("--duration", request.duration)?;
-    reject("--tol", request.tol_given)?;
-    reject("--obj", request.obj)?;
+    reject(
+        "--tol",
+        request.tol_given,
+        "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
+    )?;
     Ok(())
 }
 
 /// `stickslip run CASE --out DIR` for a 2D scene (a 3D one: `solid_scene_command`).
 pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     check_scene_options(request)?;
+    reject(
+        "--obj",
+        request.obj,
+        "is written for the slope and 3D scenes, not yet for a 2D scene",
+    )?;
     let scene = MultibodyScene::load(request.case, request.set)?;
     crate::api::check_scene_duration(&scene, request.duration)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {

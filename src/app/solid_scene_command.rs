@@ -14,6 +14,7 @@ use crate::run::multibody::solid::{
     SolidRunner, SolidSummary, solid_trajectory_header, solid_trajectory_values,
 };
 use crate::scene::multibody::solid::SolidScene;
+use crate::scene::multibody::solid_clearance::solid_boundary;
 
 /// `stickslip run CASE --out DIR` for a 3D scene (`--contacts` refused: not yet written in 3D).
 pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
@@ -65,8 +66,22 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
         },
     ));
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
+    // OBJ frames: every body's boundary and every triangle mesh, one object each.
+    let surface = request.obj.then(|| {
+        let sc = &runner.scene;
+        solid_boundary(&sc.bodies, &sc.meshes, sc.first_mesh()).1
+    });
+    let write_frame = |runner: &SolidRunner| -> Result<(), OutputError> {
+        let Some(surface) = &surface else {
+            return Ok(());
+        };
+        let name = format!("frame_{:05}.obj", runner.sim.step);
+        staged.write(&name, |path| write_obj(path, runner, surface))
+    };
+    write_frame(&runner)?;
     while !runner.done() {
         runner.step()?;
+        write_frame(&runner)?;
         progress.update(runner.sim.step);
     }
     runner.flush_records()?;
@@ -77,9 +92,48 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
     let dir = staged.commit()?;
     emit(&solid_table(&summary))?;
     Ok(emit(&format!(
-        "\nwrote {}/trajectory.csv and summary.json\n",
-        dir.display()
+        "\nwrote {}/trajectory.csv and summary.json{}\n",
+        dir.display(),
+        if request.obj {
+            format!(" and {} OBJ frames", summary.solver.steps + 1)
+        } else {
+            String::new()
+        }
     ))?)
+}
+
+/// One OBJ frame of a 3D scene: every node of the state vector as a vertex (m), then per body
+/// and triangle mesh an object (`o NAME`) of its boundary triangles, outward for the bodies
+/// (the half-spaces are not drawn).
+pub fn write_obj(
+    path: &Path,
+    runner: &SolidRunner,
+    surface: &crate::contact::ContactSurface,
+) -> Result<(), OutputError> {
+    use std::io::Write;
+    let f = crate::app::output::io(path, std::fs::File::create(path))?;
+    let mut w = std::io::BufWriter::new(f);
+    let io = |r| crate::app::output::io(path, r);
+    for p in &runner.sim.x {
+        io(writeln!(w, "v {} {} {}", p.x, p.y, p.z))?;
+    }
+    let sc = &runner.scene;
+    for m in 0..sc.members() {
+        let mut faces = surface
+            .triangles
+            .iter()
+            .zip(&surface.triangle_body)
+            .filter(|(_, b)| **b == m)
+            .peekable();
+        if faces.peek().is_none() {
+            continue;
+        }
+        io(writeln!(w, "o {}", sc.member_name(m)))?;
+        for (t, _) in faces {
+            io(writeln!(w, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1))?;
+        }
+    }
+    io(w.flush())
 }
 
 /// Writes a 3D scene's `trajectory.csv` (columns: [`solid_trajectory_header`]).

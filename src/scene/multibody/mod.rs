@@ -15,7 +15,7 @@ pub mod geometry;
 pub mod schema;
 mod settings;
 pub mod solid;
-mod solid_clearance;
+pub(crate) mod solid_clearance;
 pub mod solid_schema;
 pub mod system;
 pub mod triangle_obstacle;
