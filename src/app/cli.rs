@@ -577,7 +577,14 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             Ok(view::view_command(a)?)
         }
         Some(Command::Plot(a)) => match scene_plot::one_scene_case(&a.cases)? {
-            Some(case) => Ok(scene_plot::plot_scene(a, case)?),
+            Some(case) => {
+                let text = crate::scene::case_file::read_case_file(case)?;
+                if crate::scene::multibody::dimension::declared_dimension(&text, case)? == 3 {
+                    Ok(crate::app::solid_plot::plot_solid_scene(a, case)?)
+                } else {
+                    Ok(scene_plot::plot_scene(a, case)?)
+                }
+            }
             None => Ok(plot::plot_command(a)?),
         },
         Some(Command::Sweep(a)) => Ok(sweep_command::sweep_command(a)?),

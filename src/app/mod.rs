@@ -10,5 +10,6 @@ pub mod rigid_command;
 pub mod scene_command;
 pub mod scene_plot;
 pub mod signals;
+pub mod solid_plot;
 pub mod solid_scene_command;
 pub mod sweep_command;

@@ -73,7 +73,7 @@ fn colour(k: usize) -> Rgb {
     }
 }
 
-fn measured(label: String, points: Vec<(f64, f64)>, k: usize) -> Curve {
+pub(crate) fn measured(label: String, points: Vec<(f64, f64)>, k: usize) -> Curve {
     Curve {
         label,
         points,
@@ -82,7 +82,7 @@ fn measured(label: String, points: Vec<(f64, f64)>, k: usize) -> Curve {
     }
 }
 
-fn analytic(label: String, points: Vec<(f64, f64)>) -> Curve {
+pub(crate) fn analytic(label: String, points: Vec<(f64, f64)>) -> Curve {
     Curve {
         label,
         points,
@@ -92,7 +92,7 @@ fn analytic(label: String, points: Vec<(f64, f64)>) -> Curve {
 }
 
 /// A horizontal closed-form line at `value` over the run.
-fn level(label: String, value: f64, t_end: f64) -> Curve {
+pub(crate) fn level(label: String, value: f64, t_end: f64) -> Curve {
     analytic(label, vec![(0.0, value), (t_end, value)])
 }
 
