@@ -503,6 +503,38 @@ pub fn one_scene_case(cases: &[PathBuf]) -> Result<Option<&Path>, PlotError> {
 /// run's progress line), writes the figure and, with `--data DIR`, the run's `trajectory.csv`
 /// and `summary.json` as `stickslip run` writes them.
 pub fn plot_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
+    check_plot_options(args)?;
+    let scene = MultibodyScene::load(case, &args.set)?;
+    crate::api::check_scene_duration(&scene, args.duration)?;
+    let outputs = PlotOutputs::check(args)?;
+    let mut runner = SceneRunner::new(scene, args.duration).map_err(scene_error)?;
+    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
+    while !runner.done() {
+        runner.step().map_err(scene_error)?;
+        progress.update(runner.sim.step);
+    }
+    progress.finish();
+    let content = panels(&runner);
+    outputs.finish(
+        args,
+        &runner.scene.name,
+        runner.rows.len() - 1,
+        &content,
+        |staged| {
+            let summary = runner.summary();
+            staged.write("trajectory.csv", |path| {
+                crate::app::scene_command::write_trajectory(path, &runner)
+            })?;
+            Ok(staged.write("summary.json", |path| {
+                crate::app::scene_command::write_summary(path, &summary)
+            })?)
+        },
+    )
+}
+
+/// The options a scene's figure checks first (2D and 3D): `--duration` finite and > 0, the
+/// figure's size, no `--tol`.
+pub(crate) fn check_plot_options(args: &PlotArgs) -> Result<(), PlotError> {
     crate::console::check_positive("--duration", args.duration)?;
     crate::app::plot::check_size(args)?;
     if args.tol.is_some() {
@@ -513,54 +545,64 @@ pub fn plot_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
         )
         .into());
     }
-    let scene = MultibodyScene::load(case, &args.set)?;
-    crate::api::check_scene_duration(&scene, args.duration)?;
-    let figure = OutputFile::check(&args.out, "plot", true).map_err(StageError::from)?;
-    if let Some(dir) = &args.data {
-        crate::app::plot::refuse_figure_inside_data(&args.out, dir)?;
-    }
-    let staged = match &args.data {
-        Some(dir) => Some(StagedDir::new(
-            dir,
-            WrittenBy::new("plot", crate::scene::multibody::SCENE_KIND),
-        )?),
-        None => None,
-    };
-    let mut runner = SceneRunner::new(scene, args.duration).map_err(scene_error)?;
-    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
-    while !runner.done() {
-        runner.step().map_err(scene_error)?;
-        progress.update(runner.sim.step);
-    }
-    progress.finish();
-    let content = panels(&runner);
-    let rgb = render(&runner.scene.name, &content, args.width, args.height).map_err(|e| {
-        crate::app::output::OutputError {
-            path: args.out.clone(),
-            source: std::io::Error::other(format!("drawing the figure: {e}")),
+    Ok(())
+}
+
+/// A scene figure's outputs, checked before the run: the figure's path and, with `--data DIR`,
+/// the staged directory of the run's files.
+pub(crate) struct PlotOutputs {
+    figure: OutputFile,
+    staged: Option<StagedDir>,
+}
+
+impl PlotOutputs {
+    /// Checks every output path of `args` (refusing one that is not stickslip's to write).
+    pub(crate) fn check(args: &PlotArgs) -> Result<PlotOutputs, PlotError> {
+        let figure = OutputFile::check(&args.out, "plot", true).map_err(StageError::from)?;
+        if let Some(dir) = &args.data {
+            crate::app::plot::refuse_figure_inside_data(&args.out, dir)?;
         }
-    })?;
-    if let Some(staged) = staged {
-        let summary = runner.summary();
-        staged.write("trajectory.csv", |path| {
-            crate::app::scene_command::write_trajectory(path, &runner)
-        })?;
-        staged.write("summary.json", |path| {
-            crate::app::scene_command::write_summary(path, &summary)
-        })?;
-        staged.commit()?;
+        let staged = match &args.data {
+            Some(dir) => Some(StagedDir::new(
+                dir,
+                WrittenBy::new("plot", crate::scene::multibody::SCENE_KIND),
+            )?),
+            None => None,
+        };
+        Ok(PlotOutputs { figure, staged })
     }
-    figure.write_png(&rgb, args.width, args.height)?;
-    Ok(emit(&format!(
-        "{}: {} steps\nwrote {}{}\n",
-        runner.scene.name,
-        runner.rows.len() - 1,
-        args.out.display(),
-        args.data.as_ref().map_or(String::new(), |d| format!(
-            " and the data in {}",
-            d.display()
-        ))
-    ))?)
+
+    /// Draws `content`, writes the data with `write_data` into the staged directory (with
+    /// `--data`) and the figure, and prints what was written for the case `name` of `steps`
+    /// steps.
+    pub(crate) fn finish(
+        self,
+        args: &PlotArgs,
+        name: &str,
+        steps: usize,
+        content: &[Panel],
+        write_data: impl FnOnce(&StagedDir) -> Result<(), PlotError>,
+    ) -> Result<(), PlotError> {
+        let rgb = render(name, content, args.width, args.height).map_err(|e| {
+            crate::app::output::OutputError {
+                path: args.out.clone(),
+                source: std::io::Error::other(format!("drawing the figure: {e}")),
+            }
+        })?;
+        if let Some(staged) = self.staged {
+            write_data(&staged)?;
+            staged.commit()?;
+        }
+        self.figure.write_png(&rgb, args.width, args.height)?;
+        Ok(emit(&format!(
+            "{name}: {steps} steps\nwrote {}{}\n",
+            args.out.display(),
+            args.data.as_ref().map_or(String::new(), |d| format!(
+                " and the data in {}",
+                d.display()
+            ))
+        ))?)
+    }
 }
 
 fn scene_error(e: crate::run::multibody::SceneRunError) -> PlotError {

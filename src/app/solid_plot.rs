@@ -19,10 +19,11 @@
 
 use std::path::Path;
 
-use crate::app::output::{OutputFile, StageError, StagedDir, WrittenBy};
 use crate::app::plot::{PlotArgs, PlotError};
-use crate::app::scene_plot::{Curve, Panel, analytic, level, measured, render};
-use crate::console::{Progress, emit};
+use crate::app::scene_plot::{
+    Curve, Panel, PlotOutputs, analytic, check_plot_options, level, measured,
+};
+use crate::console::Progress;
 use crate::energy::Vec3;
 use crate::number_format::Sig;
 use crate::run::multibody::slide_or_tip::TIP_ROTATION_DEG;
@@ -258,7 +259,7 @@ fn across_panels(runner: &SolidRunner) -> Option<Vec<Panel>> {
         return None;
     }
     let b = &sc.bodies[0];
-    let o = nearest_obstacle(sc, &b.mesh.x0)?;
+    let o = sc.nearest_obstacle(&b.mesh.x0)?;
     let h = &sc.obstacles[o].1;
     let n = h.normal;
     let g = sc.gravity;
@@ -306,22 +307,6 @@ fn across_panels(runner: &SolidRunner) -> Option<Vec<Panel>> {
     ])
 }
 
-/// The obstacle (half-space) nearest the nodes `x`.
-fn nearest_obstacle(sc: &SolidScene, x: &[Vec3]) -> Option<usize> {
-    sc.obstacles
-        .iter()
-        .enumerate()
-        .map(|(o, (_, h))| {
-            let d = x
-                .iter()
-                .map(|p| h.distance(p))
-                .fold(f64::INFINITY, f64::min);
-            (o, d)
-        })
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(o, _)| o)
-}
-
 /// A point mass sliding on an incline from the origin at velocity (ṡ, ẇ) = `v0` (m/s), gravity
 /// `g_along` down the fall line and `g_into` into the plane (m/s²), kinetic coefficient `mu`:
 /// s̈ = g_along − μ g_into ṡ/|v|, ẅ = −μ g_into ẇ/|v| by RK4 of step `dt` (s) to `t_end`; the
@@ -362,28 +347,10 @@ pub fn point_mass_path(
 /// cross-check off: a figure does not need it), writes the figure and, with `--data DIR`, the
 /// run's `trajectory.csv` and `summary.json`.
 pub fn plot_solid_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
-    crate::console::check_positive("--duration", args.duration)?;
-    crate::app::plot::check_size(args)?;
-    if args.tol.is_some() {
-        return Err(crate::console::BadOption::new(
-            "--tol",
-            "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
-            "given",
-        )
-        .into());
-    }
+    check_plot_options(args)?;
     let scene = SolidScene::load(case, &args.set)?;
-    let figure = OutputFile::check(&args.out, "plot", true).map_err(StageError::from)?;
-    if let Some(dir) = &args.data {
-        crate::app::plot::refuse_figure_inside_data(&args.out, dir)?;
-    }
-    let staged = match &args.data {
-        Some(dir) => Some(StagedDir::new(
-            dir,
-            WrittenBy::new("plot", crate::scene::multibody::SCENE_KIND),
-        )?),
-        None => None,
-    };
+    crate::app::solid_scene_command::check_duration(&scene, args.duration)?;
+    let outputs = PlotOutputs::check(args)?;
     let mut runner = SolidRunner::new(scene, args.duration).map_err(PlotError::Scene)?;
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
     while !runner.done() {
@@ -392,33 +359,21 @@ pub fn plot_solid_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
     }
     progress.finish();
     let content = solid_panels(&runner);
-    let rgb = render(&runner.scene.name, &content, args.width, args.height).map_err(|e| {
-        crate::app::output::OutputError {
-            path: args.out.clone(),
-            source: std::io::Error::other(format!("drawing the figure: {e}")),
-        }
-    })?;
-    if let Some(staged) = staged {
-        let summary = runner.summary();
-        staged.write("trajectory.csv", |path| {
-            crate::app::solid_scene_command::write_trajectory(path, &runner)
-        })?;
-        staged.write("summary.json", |path| {
-            crate::app::solid_scene_command::write_summary(path, &summary)
-        })?;
-        staged.commit()?;
-    }
-    figure.write_png(&rgb, args.width, args.height)?;
-    Ok(emit(&format!(
-        "{}: {} steps\nwrote {}{}\n",
-        runner.scene.name,
+    outputs.finish(
+        args,
+        &runner.scene.name,
         runner.rows.len() - 1,
-        args.out.display(),
-        args.data.as_ref().map_or(String::new(), |d| format!(
-            " and the data in {}",
-            d.display()
-        ))
-    ))?)
+        &content,
+        |staged| {
+            let summary = runner.summary();
+            staged.write("trajectory.csv", |path| {
+                crate::app::solid_scene_command::write_trajectory(path, &runner)
+            })?;
+            Ok(staged.write("summary.json", |path| {
+                crate::app::solid_scene_command::write_summary(path, &summary)
+            })?)
+        },
+    )
 }
 
 /// A curve's value at time `t` (linear between its points; tests).

@@ -25,22 +25,7 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
         );
     }
     let scene = SolidScene::load(request.case, request.set)?;
-    if let Some(d) = request.duration {
-        let steps = (d / scene.h).round();
-        if !(1.0..=crate::scene::slope::MAX_STEPS).contains(&steps) {
-            return Err(BadOption::new(
-                "--duration",
-                &format!(
-                    "duration / time.h must give between 1 and {:e} steps",
-                    crate::scene::slope::MAX_STEPS
-                ),
-                Short(d),
-            )
-            .into());
-        }
-        crate::scene::case_file::whole_steps(d, scene.h)
-            .map_err(|rule| BadOption::new("--duration", &rule, Short(d)))?;
-    }
+    check_duration(&scene, request.duration)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
         PathBuf::from("out").join(
             request
@@ -134,6 +119,26 @@ pub fn write_obj(
         }
     }
     io(w.flush())
+}
+
+/// `--duration` of a 3D scene: a whole number of its steps, between 1 and the slope's bound.
+pub fn check_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), BadOption> {
+    if let Some(d) = duration {
+        let steps = (d / scene.h).round();
+        if !(1.0..=crate::scene::slope::MAX_STEPS).contains(&steps) {
+            return Err(BadOption::new(
+                "--duration",
+                &format!(
+                    "duration / time.h must give between 1 and {:e} steps",
+                    crate::scene::slope::MAX_STEPS
+                ),
+                Short(d),
+            ));
+        }
+        crate::scene::case_file::whole_steps(d, scene.h)
+            .map_err(|rule| BadOption::new("--duration", &rule, Short(d)))?;
+    }
+    Ok(())
 }
 
 /// Writes a 3D scene's `trajectory.csv` (columns: [`solid_trajectory_header`]).

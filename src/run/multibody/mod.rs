@@ -845,34 +845,14 @@ impl SceneRunner {
         if into <= 0.0 {
             return None;
         }
-        let extent = |axis: &Vec2| {
-            let (lo, hi) = sc.bodies[0]
-                .mesh
-                .x0
-                .iter()
-                .map(|x| x.dot(axis))
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-                    (lo.min(p), hi.max(p))
-                });
-            hi - lo
-        };
-        let (width, height) = (extent(&s.tangent), extent(&s.normal));
+        let x0 = &sc.bodies[0].mesh.x0;
+        let (width, height) = (
+            slide_or_tip::extent(x0, &s.tangent),
+            slide_or_tip::extent(x0, &s.normal),
+        );
         let mu = self.coefficients(0, &s);
         let tan_theta = sc.gravity.dot(&s.tangent).abs() / into;
-        let analytic = SlideOrTipAnalytic {
-            outcome: slide_or_tip::Outcome::analytic(
-                tan_theta,
-                mu.mu_static,
-                mu.mu_kinetic,
-                width / height,
-            ),
-            tan_theta,
-            mu_static: mu.mu_static,
-            mu_kinetic: mu.mu_kinetic,
-            width_m: width,
-            height_m: height,
-            w_over_b: width / height,
-        };
+        let analytic = SlideOrTipAnalytic::new(tan_theta, mu, width, height);
         let max_rotation_deg = self
             .rows
             .iter()

@@ -20,6 +20,9 @@
 
 use serde::Serialize;
 
+use crate::contact::Coefficients;
+use crate::energy::Vector;
+
 /// The measured outcome is `tip` once the body has turned by more than this, degrees, at any
 /// sample. A box that stays or slides turns only elastically (under 0.1° in the shipped case);
 /// one that tips turns on to 90° and lands on its side.
@@ -108,6 +111,33 @@ pub struct SlideOrTipAnalytic {
     pub height_m: f64,
     /// w/b.
     pub w_over_b: f64,
+}
+
+impl SlideOrTipAnalytic {
+    /// The closed form for tan θ, the coefficients `mu` between the box and its support, and
+    /// the box's `width_m` along the surface and `height_m` across it.
+    pub fn new(tan_theta: f64, mu: Coefficients, width_m: f64, height_m: f64) -> Self {
+        SlideOrTipAnalytic {
+            outcome: Outcome::analytic(tan_theta, mu.mu_static, mu.mu_kinetic, width_m / height_m),
+            tan_theta,
+            mu_static: mu.mu_static,
+            mu_kinetic: mu.mu_kinetic,
+            width_m,
+            height_m,
+            w_over_b: width_m / height_m,
+        }
+    }
+}
+
+/// The extent of the points `x` along `axis` (m): the largest projection less the smallest.
+pub fn extent<const D: usize>(x: &[Vector<D>], axis: &Vector<D>) -> f64 {
+    let (lo, hi) = x
+        .iter()
+        .map(|p| p.dot(axis))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p), hi.max(p))
+        });
+    hi - lo
 }
 
 #[cfg(test)]

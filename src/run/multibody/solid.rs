@@ -12,7 +12,7 @@ use std::time::Instant;
 use nalgebra::Matrix3;
 use serde::Serialize;
 
-use super::slide_or_tip::{Outcome, SlideOrTip, SlideOrTipAnalytic};
+use super::slide_or_tip::{self, Outcome, SlideOrTip, SlideOrTipAnalytic};
 use super::solid_stack::InclineStack;
 use super::{SceneRunError, least_squares_slope, support};
 use crate::contact::{ContactPoint, PairDistance};
@@ -224,18 +224,7 @@ impl SolidRunner {
         let footing = bodies
             .iter()
             .map(|r| {
-                let (obstacle, _) = scene
-                    .obstacles
-                    .iter()
-                    .enumerate()
-                    .map(|(o, (_, h))| {
-                        let d = r
-                            .clone()
-                            .map(|i| h.distance(&sim.x[i]))
-                            .fold(f64::INFINITY, f64::min);
-                        (o, d)
-                    })
-                    .min_by(|a, b| a.1.total_cmp(&b.1))?;
+                let obstacle = scene.nearest_obstacle(&sim.x[r.clone()])?;
                 let n = scene.obstacles[obstacle].1.normal;
                 let along = g - n * g.dot(&n);
                 let fall_line = (along.norm() > 1e-9 * g.norm()).then(|| along.normalize());
@@ -455,22 +444,9 @@ impl SolidRunner {
         if let Some((m, normal)) = support::pressing(&pairs, k, members) {
             return Some((m, normal.normalize()));
         }
-        let nearest = {
-            let r = &self.bodies[k];
-            self.scene
-                .obstacles
-                .iter()
-                .enumerate()
-                .map(|(o, (_, h))| {
-                    let d = r
-                        .clone()
-                        .map(|i| h.distance(&self.sim.x[i]))
-                        .fold(f64::INFINITY, f64::min);
-                    (o, d)
-                })
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .map(|(o, _)| o)
-        };
+        let nearest = self
+            .scene
+            .nearest_obstacle(&self.sim.x[self.bodies[k].clone()]);
         nearest.map(|o| (n + o, self.scene.obstacles[o].1.normal))
     }
 
@@ -629,29 +605,14 @@ impl SolidRunner {
         if into <= 0.0 {
             return None;
         }
-        let extent = |axis: &Vec3| {
-            let (lo, hi) = b
-                .mesh
-                .x0
-                .iter()
-                .map(|x| x.dot(axis))
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-                    (lo.min(p), hi.max(p))
-                });
-            hi - lo
-        };
-        let (width, height) = (extent(&fall), extent(&h.normal));
+        let x0 = &b.mesh.x0;
+        let (width, height) = (
+            slide_or_tip::extent(x0, &fall),
+            slide_or_tip::extent(x0, &h.normal),
+        );
         let mu = sc.coefficients(0, sc.bodies.len() + footing.obstacle);
         let tan_theta = sc.gravity.dot(&fall) / into;
-        let analytic = SlideOrTipAnalytic {
-            outcome: Outcome::analytic(tan_theta, mu.mu_static, mu.mu_kinetic, width / height),
-            tan_theta,
-            mu_static: mu.mu_static,
-            mu_kinetic: mu.mu_kinetic,
-            width_m: width,
-            height_m: height,
-            w_over_b: width / height,
-        };
+        let analytic = SlideOrTipAnalytic::new(tan_theta, mu, width, height);
         let max_rotation_deg = self
             .rows
             .iter()

@@ -389,17 +389,23 @@ impl SolidScene {
 
     /// The half-space nearest the nodes `x` (their smallest signed distance), if any.
     pub fn nearest_half_space(&self, x: &[Vec3]) -> Option<&HalfSpace<3>> {
+        self.nearest_obstacle(x).map(|o| &self.obstacles[o].1)
+    }
+
+    /// The index in `obstacles` of the half-space nearest the nodes `x`, if any.
+    pub fn nearest_obstacle(&self, x: &[Vec3]) -> Option<usize> {
         self.obstacles
             .iter()
-            .map(|(_, h)| {
+            .enumerate()
+            .map(|(o, (_, h))| {
                 let d = x
                     .iter()
                     .map(|p| h.distance(p))
                     .fold(f64::INFINITY, f64::min);
-                (h, d)
+                (o, d)
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(h, _)| h)
+            .map(|(o, _)| o)
     }
 
     /// The coefficients between body `k` and member `other` (a body or obstacle number).
