@@ -10,7 +10,8 @@ use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy, io};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
 use crate::number_format::Short;
 use crate::run::multibody::{
-    ContactState, SceneRunError, SceneRunner, SceneSummary, trajectory_header, trajectory_values,
+    ContactRow, ContactState, SceneRunError, SceneRunner, SceneSummary, trajectory_header,
+    trajectory_values,
 };
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::{CaseError, Override};
@@ -135,37 +136,60 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     ))?)
 }
 
-/// The columns of `contacts.csv`: one row per contact pair within d̂ per step (docs/scenes.md).
+/// The columns of a 2D scene's `contacts.csv`: one row per contact pair within d̂ per step
+/// (docs/scenes.md).
 pub const CONTACTS_HEADER: &str =
     "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,slip_m_per_s,state";
 
-/// Writes a scene's `contacts.csv` ([`CONTACTS_HEADER`]): `first` and `second` name the bodies
-/// or obstacles, `nodes` the stencil's nodes (space-separated, in the state vector's
-/// numbering), `slip_m_per_s` the tangential speed of the first primitive's closest point over
-/// the second's, `state` `stick` up to ε_v, `slide` from 2 ε_v and `transition` between
-/// ([`ContactState`]: the smoothed friction's coefficient, `contact::potentials::friction`).
+/// The columns of a 3D scene's `contacts.csv`: the 2D ones with the normal's z.
+pub const CONTACTS_HEADER_3D: &str =
+    "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,nz,slip_m_per_s,state";
+
+/// Writes a 2D scene's `contacts.csv` ([`CONTACTS_HEADER`]; [`write_contact_rows`]).
 pub fn write_contacts(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
+    write_contact_rows(path, &runner.contact_rows, runner.scene.eps_v, |m| {
+        runner.scene.member_name(m)
+    })
+}
+
+/// Writes `contacts.csv` of `rows` ([`CONTACTS_HEADER`] in 2D, [`CONTACTS_HEADER_3D`] in 3D):
+/// `first` and `second` name the bodies or obstacles (`name` of the friction table's number),
+/// `nodes` the stencil's nodes (space-separated, in the state vector's numbering),
+/// `slip_m_per_s` the tangential speed of the first primitive's closest point over the
+/// second's, `state` `stick` up to ε_v (`eps_v`, m/s), `slide` from 2 ε_v and `transition`
+/// between ([`ContactState`]: the smoothed friction's coefficient,
+/// `contact::potentials::friction`).
+pub fn write_contact_rows<'a, const D: usize>(
+    path: &Path,
+    rows: &[ContactRow<D>],
+    eps_v: f64,
+    name: impl Fn(usize) -> &'a str,
+) -> Result<(), OutputError> {
     let mut w = BufWriter::new(io(path, std::fs::File::create(path))?);
-    io(path, writeln!(w, "{CONTACTS_HEADER}"))?;
-    let eps_v = runner.scene.eps_v;
-    for r in &runner.contact_rows {
+    let header = if D == 3 {
+        CONTACTS_HEADER_3D
+    } else {
+        CONTACTS_HEADER
+    };
+    io(path, writeln!(w, "{header}"))?;
+    for r in rows {
         let nodes: Vec<String> = r.nodes[..r.len].iter().map(usize::to_string).collect();
+        let normal: Vec<String> = r.normal.iter().map(f64::to_string).collect();
         let slip = r.slip.norm();
         let state = ContactState::of_slip(slip, eps_v).name();
         io(
             path,
             writeln!(
                 w,
-                "{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{}",
                 r.t,
                 r.kind,
-                runner.scene.member_name(r.members.0),
-                runner.scene.member_name(r.members.1),
+                name(r.members.0),
+                name(r.members.1),
                 nodes.join(" "),
                 r.distance,
                 r.normal_force,
-                r.normal.x,
-                r.normal.y,
+                normal.join(","),
                 slip,
                 state
             ),

@@ -16,14 +16,9 @@ use crate::run::multibody::solid::{
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_clearance::solid_boundary;
 
-/// `stickslip run CASE --out DIR` for a 3D scene (`--contacts` refused: not yet written in 3D).
+/// `stickslip run CASE --out DIR` for a 3D scene.
 pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     crate::app::scene_command::check_scene_options(request)?;
-    if request.contacts {
-        return Err(
-            BadOption::new("--contacts", "is not yet written for a 3D scene", "given").into(),
-        );
-    }
     let scene = SolidScene::load(request.case, request.set)?;
     check_duration(&scene, request.duration)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
@@ -50,6 +45,9 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
             ..CrossCheckConfig::default()
         },
     ));
+    if request.contacts {
+        runner.record_contacts();
+    }
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
     // OBJ frames: every body's boundary and every triangle mesh, one object each.
     let surface = request.obj.then(|| {
@@ -74,11 +72,26 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
     let summary = runner.summary();
     staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
     staged.write("summary.json", |path| write_summary(path, &summary))?;
+    if request.contacts {
+        staged.write("contacts.csv", |path| {
+            crate::app::scene_command::write_contact_rows(
+                path,
+                &runner.contact_rows,
+                runner.scene.eps_v,
+                |m| runner.scene.member_name(m),
+            )
+        })?;
+    }
     let dir = staged.commit()?;
     emit(&solid_table(&summary))?;
     Ok(emit(&format!(
-        "\nwrote {}/trajectory.csv and summary.json{}\n",
+        "\nwrote {}/trajectory.csv and summary.json{}{}\n",
         dir.display(),
+        if request.contacts {
+            " and contacts.csv"
+        } else {
+            ""
+        },
         if request.obj {
             format!(" and {} OBJ frames", summary.solver.steps + 1)
         } else {

@@ -19,7 +19,7 @@ pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
-use crate::energy::Vec2;
+use crate::energy::{Vec2, Vector};
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::system::{DriverForce, SceneLayout};
@@ -99,9 +99,10 @@ pub struct SceneRow {
     pub final_residual: f64,
 }
 
-/// One contact pair within d̂ at one step, as `contacts.csv` has it (opt-in: `--contacts`).
+/// One contact pair within d̂ at one step, as `contacts.csv` has it (opt-in: `--contacts`), in
+/// 2D (the default) or 3D.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContactRow {
+pub struct ContactRow<const D: usize = 2> {
     /// Time, s.
     pub t: f64,
     /// The pair type (`node-half_space`, `point-edge`, `vertex-vertex correction`).
@@ -118,9 +119,33 @@ pub struct ContactRow {
     /// The barrier's normal force, N (negative on a correction pair).
     pub normal_force: f64,
     /// The unit normal from the second towards the first.
-    pub normal: Vec2,
+    pub normal: Vector<D>,
     /// The tangential relative velocity of the first's closest point over the second's, m/s.
-    pub slip: Vec2,
+    pub slip: Vector<D>,
+}
+
+/// Appends to `out` a row at time `t` (s) for every pair of `pairs` within `dhat` (m), with its
+/// slip at the node velocities `v`.
+pub fn push_contact_rows<const D: usize>(
+    t: f64,
+    dhat: f64,
+    pairs: &[PairDistance<D>],
+    v: &[Vector<D>],
+    out: &mut Vec<ContactRow<D>>,
+) {
+    for p in pairs.iter().filter(|p| p.distance < dhat) {
+        out.push(ContactRow {
+            t,
+            kind: p.kind,
+            members: p.bodies,
+            nodes: p.nodes,
+            len: p.len,
+            distance: p.distance,
+            normal_force: p.normal_force,
+            normal: p.normal,
+            slip: p.slip(v),
+        });
+    }
 }
 
 /// The stick–slip cycle of a spring on a belt, measured or by SPEC.md §8.
@@ -397,21 +422,13 @@ impl SceneRunner {
     }
 
     fn push_contact_rows(&mut self, pairs: &[PairDistance<2>]) {
-        let t = self.sim.time();
-        let dhat = self.scene.barrier.dhat;
-        for p in pairs.iter().filter(|p| p.distance < dhat) {
-            self.contact_rows.push(ContactRow {
-                t,
-                kind: p.kind,
-                members: p.bodies,
-                nodes: p.nodes,
-                len: p.len,
-                distance: p.distance,
-                normal_force: p.normal_force,
-                normal: p.normal,
-                slip: p.slip(&self.sim.v),
-            });
-        }
+        push_contact_rows(
+            self.sim.time(),
+            self.scene.barrier.dhat,
+            pairs,
+            &self.sim.v,
+            &mut self.contact_rows,
+        );
     }
 
     fn row_with(

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::slide_or_tip::{self, Outcome, SlideOrTip, SlideOrTipAnalytic};
 use super::solid_stack::InclineStack;
-use super::{SceneRunError, least_squares_slope, support};
+use super::{ContactRow, SceneRunError, least_squares_slope, push_contact_rows, support};
 use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::records::{ContactRecord, Recorder};
 use crate::cross_check::{CrossCheck, CrossCheckReport};
@@ -209,6 +209,9 @@ pub struct SolidRunner {
     records: Vec<ContactRecord>,
     /// Wall time in the cross-check's post-pass, s.
     post_pass_seconds: f64,
+    /// Every step's contact pairs within d̂ once [`SolidRunner::record_contacts`] was called.
+    pub contact_rows: Vec<ContactRow<3>>,
+    recording: bool,
 }
 
 impl SolidRunner {
@@ -262,6 +265,8 @@ impl SolidRunner {
             recorder: Recorder::default(),
             records: Vec::new(),
             post_pass_seconds: 0.0,
+            contact_rows: Vec::new(),
+            recording: false,
         };
         runner.centre0 = runner
             .bodies
@@ -314,6 +319,26 @@ impl SolidRunner {
         self.totals.record_step(&stats, &self.sim, inverted);
         self.rows.push(row);
         Ok(())
+    }
+
+    /// From now on (this state included), every step's contact pairs within d̂ are kept in
+    /// [`SolidRunner::contact_rows`] (`contacts.csv`).
+    pub fn record_contacts(&mut self) {
+        if self.recording {
+            return;
+        }
+        self.recording = true;
+        let mut pairs = Vec::new();
+        if let Some(c) = self.sim.contact() {
+            c.distances(&self.sim.x, &mut pairs);
+        }
+        push_contact_rows(
+            self.sim.time(),
+            self.scene.barrier.dhat,
+            &pairs,
+            &self.sim.v,
+            &mut self.contact_rows,
+        );
     }
 
     /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
@@ -421,6 +446,15 @@ impl SolidRunner {
                 }
             })
             .collect();
+        if self.recording {
+            push_contact_rows(
+                self.sim.time(),
+                self.scene.barrier.dhat,
+                &pairs,
+                &self.sim.v,
+                &mut self.contact_rows,
+            );
+        }
         self.contacts = contacts;
         self.pairs = pairs;
         SolidRow {
