@@ -328,14 +328,20 @@ impl SolidRunner {
             return;
         }
         self.recording = true;
-        let mut pairs = Vec::new();
+        let mut pairs = std::mem::take(&mut self.pairs);
         if let Some(c) = self.sim.contact() {
             c.distances(&self.sim.x, &mut pairs);
         }
+        self.push_rows(&pairs);
+        self.pairs = pairs;
+    }
+
+    /// Appends `pairs` within d̂ to [`SolidRunner::contact_rows`] at the current state.
+    fn push_rows(&mut self, pairs: &[PairDistance<3>]) {
         push_contact_rows(
             self.sim.time(),
             self.scene.barrier.dhat,
-            &pairs,
+            pairs,
             &self.sim.v,
             &mut self.contact_rows,
         );
@@ -447,13 +453,7 @@ impl SolidRunner {
             })
             .collect();
         if self.recording {
-            push_contact_rows(
-                self.sim.time(),
-                self.scene.barrier.dhat,
-                &pairs,
-                &self.sim.v,
-                &mut self.contact_rows,
-            );
+            self.push_rows(&pairs);
         }
         self.contacts = contacts;
         self.pairs = pairs;
