@@ -16,6 +16,7 @@ pub mod inversion;
 pub mod neo_hookean;
 pub mod neo_hookean_eigensystem;
 pub mod psd;
+pub mod signed_svd;
 pub mod spring;
 pub mod term;
 

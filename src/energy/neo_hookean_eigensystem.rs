@@ -17,27 +17,43 @@
 //!   divides by σᵢ ∓ σⱼ: repeated singular values need no special case.
 //!
 //! The projection keeps the matrix as it is (bit for bit) when no eigenvalue is negative and
-//! otherwise recomposes Σ max(λₘ, 0) qₘ qₘᵀ. Costs a 3 × 3 SVD and a 3 × 3 eigen-decomposition
+//! otherwise recomposes Σ max(λₘ, 0) qₘ qₘᵀ. Costs a 3 × 3 SVD (`signed_svd`) and a 3 × 3 eigen-decomposition
 //! against the 9 × 9 one's (docs/benchmarks.md has the measured step times); the tests check it
 //! against that numerical projection.
 
 use nalgebra::{Matrix3, SymmetricEigen, Vector3};
 
-/// F = U Σ Vᵀ with det U det V = +1 (module comment): U, the signed singular values, Vᵀ.
-fn signed_svd(f: &Matrix3<f64>) -> (Matrix3<f64>, Vector3<f64>, Matrix3<f64>) {
-    let svd = f.svd_unordered(true, true);
-    let (mut u, v_t) = (
-        svd.u.unwrap_or_else(Matrix3::identity),
-        svd.v_t.unwrap_or_else(Matrix3::identity),
-    );
-    let mut s = svd.singular_values;
-    if u.determinant() * v_t.determinant() < 0.0 {
-        // The smallest singular value takes the sign.
-        let k = s.imin();
-        s[k] = -s[k];
-        u.column_mut(k).neg_mut();
+use super::signed_svd::signed_svd;
+
+/// The six flip and twist eigenvalues (flips first, value k for the pair of indices other than
+/// k), Pa, and the scaling block A = ∂²Ψ/∂σ² (module comment), from the signed singular values.
+fn values_and_scaling(s: &Vector3<f64>, mu: f64, lambda: f64) -> ([f64; 6], Matrix3<f64>) {
+    let j = s[0] * s[1] * s[2];
+    let c = lambda * (j - 1.0) - mu;
+    let mut a = Matrix3::zeros();
+    let mut values = [0.0; 6];
+    for i in 0..3 {
+        let (p, q) = ((i + 1) % 3, (i + 2) % 3);
+        a[(i, i)] = mu + lambda * (s[p] * s[q]).powi(2);
+        // The pair (p, q), whose third index is i.
+        let off = s[i] * (lambda * (2.0 * j - 1.0) - mu);
+        a[(p, q)] = off;
+        a[(q, p)] = off;
+        values[i] = mu - s[i] * c;
+        values[3 + i] = mu + s[i] * c;
     }
-    (u, s, v_t)
+    (values, a)
+}
+
+/// The unit eigenvector of flip or twist `m` (0–2 flips, 3–5 twists; module comment):
+/// U (eₚ e_qᵀ ± e_q eₚᵀ) Vᵀ/√2 = (uₚ v_qᵀ ± u_q vₚᵀ)/√2, with uₚ U's column p and vₚ Vᵀ's row
+/// p.
+fn flip_twist_vector(u: &Matrix3<f64>, v_t: &Matrix3<f64>, m: usize) -> Matrix3<f64> {
+    let k = m % 3;
+    let (p, q) = ((k + 1) % 3, (k + 2) % 3);
+    let sign = if m < 3 { 1.0 } else { -1.0 };
+    let r = std::f64::consts::FRAC_1_SQRT_2;
+    (u.column(p) * v_t.row(q) + u.column(q) * v_t.row(p) * sign) * r
 }
 
 /// The six flip and twist eigenpairs (flips first, pair k being the indices other than k) and
@@ -49,29 +65,8 @@ fn pairs_and_scaling(
     mu: f64,
     lambda: f64,
 ) -> ([(f64, Matrix3<f64>); 6], Matrix3<f64>) {
-    let j = s[0] * s[1] * s[2];
-    let c = lambda * (j - 1.0) - mu;
-    let mut a = Matrix3::zeros();
-    for i in 0..3 {
-        let (p, q) = ((i + 1) % 3, (i + 2) % 3);
-        a[(i, i)] = mu + lambda * (s[p] * s[q]).powi(2);
-        // The pair (p, q), whose third index is i.
-        let off = s[i] * (lambda * (2.0 * j - 1.0) - mu);
-        a[(p, q)] = off;
-        a[(q, p)] = off;
-    }
-    let r = std::f64::consts::FRAC_1_SQRT_2;
-    let mut pairs = [(0.0, Matrix3::zeros()); 6];
-    for k in 0..3 {
-        let (p, q) = ((k + 1) % 3, (k + 2) % 3);
-        let (mut sym, mut anti) = (Matrix3::zeros(), Matrix3::zeros());
-        sym[(p, q)] = r;
-        sym[(q, p)] = r;
-        anti[(p, q)] = r;
-        anti[(q, p)] = -r;
-        pairs[k] = (mu - s[k] * c, u * sym * v_t);
-        pairs[3 + k] = (mu + s[k] * c, u * anti * v_t);
-    }
+    let (values, a) = values_and_scaling(s, mu, lambda);
+    let pairs = std::array::from_fn(|m| (values[m], flip_twist_vector(u, v_t, m)));
     (pairs, a)
 }
 
@@ -109,13 +104,13 @@ fn add_outer(k: &mut [f64; 81], l: f64, q: &Matrix3<f64>) {
 /// eigen-decomposition; otherwise [`project_by_recomposition`].
 pub fn project(k: &mut [f64; 81], f: &Matrix3<f64>, mu: f64, lambda: f64) -> bool {
     let (u, s, v_t) = signed_svd(f);
-    let (pairs, a) = pairs_and_scaling(&u, &s, &v_t, mu, lambda);
+    let (values, a) = values_and_scaling(&s, mu, lambda);
     if a.cholesky().is_none() {
         return project_by_recomposition(k, f, mu, lambda);
     }
     let mut changed = false;
-    for (l, q) in pairs.iter().filter(|(l, _)| *l < 0.0) {
-        add_outer(k, -l, q);
+    for (m, &l) in values.iter().enumerate().filter(|(_, l)| **l < 0.0) {
+        add_outer(k, -l, &flip_twist_vector(&u, &v_t, m));
         changed = true;
     }
     changed
