@@ -39,6 +39,9 @@ mod rigid;
 mod scene_view;
 pub mod slope;
 mod slope_view;
+pub mod solid;
+pub mod solid_layout;
+mod solid_view;
 mod window;
 
 use std::cell::{Cell, RefCell};
@@ -56,11 +59,13 @@ use crate::run::runner::RunOptions;
 use crate::scene::bounce::BounceCase;
 use crate::scene::builtin::load_slope_cases;
 use crate::scene::multibody::MultibodyScene;
+use crate::scene::multibody::solid::SolidScene;
 use crate::scene::{CaseError, CaseKind, Override};
 use bounce_view::BounceView;
 use multibody_view::MultibodyView;
 use scene_view::SceneView;
 use slope_view::SlopeView;
+use solid_view::SolidView;
 
 /// Which scene the viewer shows without a case file naming one (`--scene`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -245,9 +250,25 @@ fn view_slopes(args: &ViewArgs) -> Result<(), ViewError> {
     )
 }
 
-/// The scene cases of `args` (`kind = "scene"`), a [`MultibodyView`]. `--gpu` does not apply
-/// (a scene runs no impulse law) and is ignored.
+/// The scene cases of `args` (`kind = "scene"`): a [`MultibodyView`] of 2D scenes or a
+/// [`SolidView`] of 3D ones, by the files' `dimension` (one dimension for all, else
+/// [`mixed_dimensions`]). `--gpu` does not apply (a scene's view runs no impulse law) and is
+/// ignored.
 fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
+    let dimensions = args
+        .cases
+        .iter()
+        .map(|p| {
+            let text = crate::scene::case_file::read_case_file(p)?;
+            crate::scene::multibody::dimension::declared_dimension(&text, p)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(e) = mixed_dimensions(&args.cases, &dimensions) {
+        return Err(e.into());
+    }
+    if dimensions.first() == Some(&3) {
+        return view_solids(args);
+    }
     let scenes = args
         .cases
         .iter()
@@ -265,6 +286,42 @@ fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
         .map(|s| multibody::SceneCase::new(s, args.duration))
         .collect::<Result<Vec<_>, _>>()?;
     show(Box::new(MultibodyView { cases }), args)
+}
+
+/// The refusal of scene files of both dimensions in one `view` (`dimensions[i]` is
+/// `files[i]`'s): it names the first file whose `dimension` differs from the first file's.
+pub fn mixed_dimensions(files: &[PathBuf], dimensions: &[usize]) -> Option<CaseError> {
+    let first = *dimensions.first()?;
+    let (file, d) = files.iter().zip(dimensions).find(|(_, d)| **d != first)?;
+    Some(CaseError::Invalid {
+        file: file.clone(),
+        key: "dimension".into(),
+        rule: format!(
+            "must be the same in every case file of one `stickslip view` ({first} in the first): 2D and 3D scenes are viewed apart"
+        ),
+        value: d.to_string(),
+    })
+}
+
+/// The 3D scene cases of `args` (`kind = "scene"`, `dimension = 3`), a [`SolidView`].
+fn view_solids(args: &ViewArgs) -> Result<(), ViewError> {
+    let scenes = args
+        .cases
+        .iter()
+        .map(|p| SolidScene::load(p, &args.set))
+        .collect::<Result<Vec<_>, _>>()?;
+    for scene in &scenes {
+        crate::api::check_duration_steps(scene.h, args.duration)?;
+    }
+    check_select(args.select, scenes.len())?;
+    if !display_available() {
+        return Err(ViewError::NoDisplay);
+    }
+    let cases = scenes
+        .into_iter()
+        .map(|s| solid::SolidCase::new(s, args.duration))
+        .collect::<Result<Vec<_>, _>>()?;
+    show(Box::new(SolidView { cases }), args)
 }
 
 /// `--select` within the `n` cases loaded.
