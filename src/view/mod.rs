@@ -8,10 +8,16 @@
 //!   [`SceneRunner`](crate::run::multibody::SceneRunner) stepped one step at a time, its lamps
 //!   and chart history); [`multibody_layout`] frames it and places a belt's marks (pure, for the
 //!   tests); `multibody_paint` paints it and `multibody_view` is its `SceneView`;
+//! * [`solid`]: a 3D scene case's state (`kind = "scene"`, `dimension = 3`, SPEC.md §7: a
+//!   [`SolidRunner`](crate::run::multibody::solid::SolidRunner) stepped one step at a time, its
+//!   lamps and boundary surface); [`solid_layout`] is its perspective camera, projection and
+//!   half-space patches (pure, for the tests); `solid_view` paints it through macroquad's
+//!   `Camera3D` and is its `SceneView`;
 //! * [`lamps`]: the strip of lamps (green while a check holds, red for good once it fails);
 //! * [`layout`]: the panels and the world→screen transforms (pure, for the tests);
 //! * `scene_view`: the trait `SceneView` a scene implements to be shown: step, paint its scene,
-//!   HUD and chart, give its lamps; `slope_view`, `bounce_view` and `multibody_view` implement it;
+//!   HUD and chart, give its lamps; `slope_view`, `bounce_view`, `multibody_view` and
+//!   `solid_view` implement it;
 //! * `window`: the window loop (keys, clock, lamps' panel, screenshots), which knows no scene;
 //! * `paint`, `chart`, `panels`: the drawing primitives, the charts' toolkit, the lamp strip and
 //!   the HUD's text, shared by the scenes;
@@ -82,7 +88,8 @@ pub enum SceneKind {
 pub struct ViewArgs {
     /// Case files (default: the three built-in slope cases); keys 1–9 switch between them. One
     /// file of `kind = "rigid_ellipsoid"` or `kind = "bounce"` shows that scene; files of
-    /// `kind = "scene"` show those scenes.
+    /// `kind = "scene"` show those scenes, 2D or 3D (`dimension = 3`, in perspective), one
+    /// dimension in one call.
     pub cases: Vec<PathBuf>,
     /// `bounce`: the built-in bounce scene of seed 001 (takes no case files; the same as
     /// `stickslip view cases/bounce.toml`).
