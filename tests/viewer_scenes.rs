@@ -560,3 +560,29 @@ fn mixing_2d_and_3d_scenes_in_one_view_exits_2_naming_the_file_and_dimension() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("no display"), "{err}");
 }
+
+/// The 3D box on the incline run to its end (1 s) in the viewer's case: every lamp green, the
+/// incline's (its acceleration within 1 % of SPEC.md §6's) and the slide-or-tip's among them,
+/// judged at the end and not before.
+#[test]
+fn the_3d_box_lamps_judge_the_incline_green_at_the_end() {
+    let mut c = solid_stepped("cases/box3d_incline.toml", 0);
+    use stickslip::view::solid::{SOLID_LAMPS, SolidCheck};
+    assert_eq!(c.checks, [SolidCheck::SlideOrTip, SolidCheck::Incline]);
+    for _ in 0..10 {
+        c.step();
+    }
+    assert!(
+        c.lamps.lamps[SOLID_LAMPS.len()..]
+            .iter()
+            .all(|l| l.state == LampState::Pending)
+    );
+    while c.can_step() {
+        c.step();
+    }
+    assert!(
+        c.lamps.lamps.iter().all(|l| l.state == LampState::Green),
+        "{:?}",
+        c.lamps.lamps
+    );
+}

@@ -15,7 +15,7 @@ use super::layout::Rect;
 /// The camera's vertical field of view, rad.
 pub const FOVY_RAD: f32 = 0.7;
 /// The camera's near and far planes as multiples of its distance to the target.
-pub const NEAR_FAR: (f32, f32) = (0.01, 100.0);
+pub const NEAR_FAR: (f32, f32) = (0.05, 50.0);
 /// The direction from the target to the camera, world frame (z up): in front (−y), to the right
 /// (+x) and above, so that a slope falling along +x is seen from its side.
 pub const VIEW_FROM: [f64; 3] = [0.55, -1.0, 0.6];
