@@ -74,10 +74,10 @@ impl SolidCheck {
     /// The lamp's name.
     pub fn lamp(self) -> &'static str {
         match self {
-            SolidCheck::Stack => "stack's accelerations within 1 % (at the end)",
-            SolidCheck::SlideOrTip => "stays, slides or tips as SPEC.md §8 (at the end)",
-            SolidCheck::Incline => "incline's a within 1 %, creep 10 % (at the end)",
-            SolidCheck::SlideSpin => "stops within 3 %, v/(Rω) 5 % (at the end)",
+            SolidCheck::Stack => "stack's accelerations within 1 % (at end)",
+            SolidCheck::SlideOrTip => "slide or tip as SPEC.md §8 says (at end)",
+            SolidCheck::Incline => "incline: a within 1 %, creep 10 % (at end)",
+            SolidCheck::SlideSpin => "stops within 3 %, v/(Rω) 5 % (at end)",
         }
     }
 

@@ -231,7 +231,8 @@ mod tests {
         // Counter-clockwise seen from outside: the normal of the first corner triangle is n.
         let normal = (corners[1] - corners[0]).cross(&(corners[2] - corners[0]));
         assert!(normal.normalize().dot(&n) > 1.0 - 1e-12);
-        assert!(lines.len() >= 2.0 as usize * GRID_LINES as usize - 4);
+        // Each way about GRID_LINES lines (a round spacing is at most 1.43 times the exact one).
+        assert!(lines.len() >= GRID_LINES as usize, "{} lines", lines.len());
         // Moving the camera by whole grid spacings leaves the lines where they were.
         let (t1, _) = surface_frame(&h);
         let spacing = half_space_patch(&cam, &h).spacing;
