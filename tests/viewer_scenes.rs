@@ -548,6 +548,22 @@ fn mixing_2d_and_3d_scenes_in_one_view_exits_2_naming_the_file_and_dimension() {
         );
         assert!(err.contains("2D and 3D scenes are viewed apart"), "{err}");
     }
+    // A file of another kind among 3D scenes is refused for its `kind`, as among 2D ones.
+    for first in [solid, flat] {
+        let o = Command::new(BIN)
+            .arg("view")
+            .args([first, "cases/slope_mu0.10.toml"].map(|c| root().join(c)))
+            .args(["--frames", "1"])
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("slope_mu0.10.toml") && err.contains("key `kind`"),
+            "{err}"
+        );
+    }
     // A 3D scene alone is no longer refused: without a display it gets as far as the window.
     let o = Command::new(BIN)
         .arg("view")

@@ -257,9 +257,9 @@ fn view_slopes(args: &ViewArgs) -> Result<(), ViewError> {
     )
 }
 
-/// The scene cases of `args` (`kind = "scene"`): a [`MultibodyView`] of 2D scenes or a
-/// [`SolidView`] of 3D ones, by the files' `dimension` (one dimension for all, else
-/// [`mixed_dimensions`]). `--gpu` does not apply (a scene's view runs no impulse law) and is
+/// The scene cases of `args` (`kind = "scene"`, each file's checked first): a
+/// [`MultibodyView`] of 2D scenes or a [`SolidView`] of 3D ones, by the files' `dimension` (one
+/// dimension for all, else [`mixed_dimensions`]). `--gpu` does not apply (a scene's view runs no impulse law) and is
 /// ignored.
 fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
     let dimensions = args
@@ -267,6 +267,7 @@ fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
         .iter()
         .map(|p| {
             let text = crate::scene::case_file::read_case_file(p)?;
+            crate::scene::multibody::check_scene_kind(&text, p)?;
             crate::scene::multibody::dimension::declared_dimension(&text, p)
         })
         .collect::<Result<Vec<_>, _>>()?;

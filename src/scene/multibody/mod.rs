@@ -192,6 +192,19 @@ pub struct MultibodyScene {
     pub initial_guess: InitialGuess,
 }
 
+/// That case-file `text` (`path` for messages) is of `kind = "scene"`, 2D or 3D.
+pub fn check_scene_kind(text: &str, path: &Path) -> Result<(), CaseError> {
+    if CaseKind::of_text(text, path)? != CaseKind::Scene {
+        return Err(CaseError::Invalid {
+            file: path.to_path_buf(),
+            key: "kind".into(),
+            rule: format!("must be \"{SCENE_KIND}\" for a scene of bodies"),
+            value: crate::scene::case_file::peek_kind(text).unwrap_or_default(),
+        });
+    }
+    Ok(())
+}
+
 impl MultibodyScene {
     /// Reads and validates a scene case file with `overrides` applied first.
     pub fn load(path: &Path, overrides: &[Override]) -> Result<MultibodyScene, CaseError> {
@@ -205,14 +218,7 @@ impl MultibodyScene {
         path: &Path,
         overrides: &[Override],
     ) -> Result<MultibodyScene, CaseError> {
-        if CaseKind::of_text(text, path)? != CaseKind::Scene {
-            return Err(CaseError::Invalid {
-                file: path.to_path_buf(),
-                key: "kind".into(),
-                rule: format!("must be \"{SCENE_KIND}\" for a scene of bodies"),
-                value: crate::scene::case_file::peek_kind(text).unwrap_or_default(),
-            });
-        }
+        check_scene_kind(text, path)?;
         if dimension::declared_dimension(text, path)? == 3 {
             return Err(CaseError::Invalid {
                 file: path.to_path_buf(),
