@@ -22,7 +22,7 @@ use stickslip::view::layout::{self, Camera};
 use stickslip::view::multibody::SceneCase;
 use stickslip::view::multibody_layout::{belt_marks, body_fill, mark_segment, scene_camera};
 use stickslip::view::solid::SolidCase;
-use stickslip::view::solid_layout::shade;
+use stickslip::view::solid_layout::{MESH_FILL, shade};
 
 #[path = "support/picture.rs"]
 mod picture;
@@ -601,4 +601,56 @@ fn the_3d_box_lamps_judge_the_incline_green_at_the_end() {
         "{:?}",
         c.lamps.lamps
     );
+}
+
+/// The box of `cases/box3d_incline.toml` on a triangle mesh of its incline's plane (the ramp
+/// of tests/solid_contact.rs) instead of the half-space: after 100 steps the box is drawn as on
+/// the half-space, and the ramp's triangles show the mesh's fill shaded by their normal beside
+/// the box (where the projection puts points of the ramp's plane up and down the fall line
+/// from it); no
+/// half-space patch is drawn.
+#[test]
+fn a_triangle_mesh_obstacle_is_drawn_as_its_triangles() {
+    if !display_or_skip("3D triangle-mesh screenshot") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("cases/box3d_incline.toml")).unwrap();
+    let (a, b) = (
+        text.find("[obstacles.incline]").unwrap(),
+        text.find("[friction]").unwrap(),
+    );
+    // The plane n·x = 0, n = (sin θ, 0, cos θ), θ = 20°, as two triangles.
+    let ramp = "[obstacles.incline]\ntype = \"triangle_mesh\"\nvertices = [[-0.9396926, -1.0, 0.3420201], [2.8190779, -1.0, -1.0260604], [2.8190779, 1.0, -1.0260604], [-0.9396926, 1.0, 0.3420201]]\ntriangles = [[0, 1, 2], [0, 2, 3]]\n\n";
+    let case = dir.path().join("ramp.toml");
+    std::fs::write(&case, format!("{}{ramp}{}", &text[..a], &text[b..])).unwrap();
+    let png = screenshot(&[case.to_str().unwrap()], 1, 100, dir.path(), "ramp.png");
+    let state = {
+        let scene = stickslip::scene::multibody::solid::SolidScene::load(&case, &[]).unwrap();
+        let mut c = SolidCase::new(scene, None).unwrap();
+        for _ in 0..100 {
+            c.step();
+        }
+        assert!(c.error.is_none(), "{:?}", c.error);
+        c
+    };
+    assert!(state.scene.obstacles.is_empty() && state.scene.meshes.len() == 1);
+    let rect = assert_solid_bodies_drawn(&png, &state, "3D box on a ramp at step 100");
+    let theta = 20f64.to_radians();
+    let n = stickslip::energy::Vec3::new(theta.sin(), 0.0, theta.cos());
+    let ramp_colour = shade(MESH_FILL, &n);
+    let cam = state.camera();
+    // Points of the ramp's plane beside the box: its centroid's foot, ±1.5 framed radii along
+    // the fall line (the box's half-length is under one radius).
+    let centre = state.runner.rows.last().unwrap().bodies[0].centre;
+    let foot = centre - n * n.dot(&centre);
+    let fall = stickslip::energy::Vec3::new(theta.cos(), 0.0, -theta.sin());
+    for side in [-1.5, 1.5] {
+        let p = foot + fall * (side * cam.radius);
+        let at = cam.to_screen(rect, &p).unwrap();
+        assert!(rect.contains(at.0, at.1), "{at:?}");
+        assert!(near(&png, at, ramp_colour, 2), "the ramp's shade at {at:?}");
+    }
+    let flat_ground = shade(graphics::GROUND, &n);
+    assert_eq!(png.count(flat_ground, 2), 0, "a half-space patch drawn");
 }

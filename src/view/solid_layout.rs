@@ -33,6 +33,9 @@ pub const LIGHT_FROM: [f64; 3] = [-0.3, -0.6, 1.0];
 /// Smallest brightness of a face turned away from the light (ambient).
 pub const AMBIENT: f64 = 0.45;
 
+/// The fill of a triangle-mesh obstacle (shaded as a body's faces are).
+pub const MESH_FILL: Rgb = [170, 160, 150];
+
 /// A perspective camera on a 3D scene, world frame, m.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolidCamera {

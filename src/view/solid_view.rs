@@ -24,7 +24,9 @@ use super::paint::{Pen, colour, faded, fill, frame, line};
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, ViewState};
 use super::solid::SolidCase;
-use super::solid_layout::{FOVY_RAD, Patch, SolidCamera, gl, half_space_patch, shade, viewport};
+use super::solid_layout::{
+    FOVY_RAD, MESH_FILL, Patch, SolidCamera, gl, half_space_patch, shade, viewport,
+};
 use crate::energy::Vec3;
 use crate::graphics::{self, Rgb};
 
@@ -33,8 +35,6 @@ pub const HUD_BODIES: usize = 3;
 /// Triangles per draw call: macroquad clamps a draw call's geometry (3 vertices and 3 indices
 /// a triangle, under its 5000 indices).
 pub const TRIANGLES_PER_DRAW: usize = 1500;
-/// The fill of a triangle-mesh obstacle.
-pub const MESH_FILL: Rgb = [170, 160, 150];
 /// A half-space's grid lines are lifted off its patch by this share of the framed radius, so
 /// that the depth test shows them.
 pub const GRID_LIFT: f64 = 2e-3;
