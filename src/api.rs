@@ -96,8 +96,14 @@ pub fn check_scene_duration(
     duration: Option<f64>,
 ) -> Result<(), BadOption> {
     check_positive("--duration", duration)?;
+    check_duration_steps(scene.h, duration)
+}
+
+/// A `--duration` (s) of a scene of time step `h` (s), 2D or 3D: a whole number of steps,
+/// between 1 and [`MAX_STEPS`].
+pub fn check_duration_steps(h: f64, duration: Option<f64>) -> Result<(), BadOption> {
     if let Some(d) = duration {
-        let steps = (d / scene.h).round();
+        let steps = (d / h).round();
         if !(1.0..=MAX_STEPS).contains(&steps) {
             return Err(BadOption::new(
                 "--duration",
@@ -105,7 +111,7 @@ pub fn check_scene_duration(
                 crate::number_format::Short(d),
             ));
         }
-        crate::scene::case_file::whole_steps(d, scene.h)
+        crate::scene::case_file::whole_steps(d, h)
             .map_err(|rule| BadOption::new("--duration", &rule, crate::number_format::Short(d)))?;
     }
     Ok(())

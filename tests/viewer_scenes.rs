@@ -1,7 +1,9 @@
 //! `stickslip view` on scene cases (`kind = "scene"`, docs/scenes.md): headless frames show every
 //! body filled where the runner puts it, the belt's marks where the belt's velocity × the
 //! simulated time has carried them (and not where a still belt's would be), and the contact
-//! pairs in their regime's colour; the lamps judge the belt's stick–slip cycle against SPEC.md
+//! pairs in their regime's colour; 3D scene cases (`dimension = 3`) show every body's faces
+//! towards the camera where the perspective projection puts them and their contact pairs in
+//! their regime's colour; the lamps judge the belt's stick–slip cycle against SPEC.md
 //! §8; a bad option is exit 2 before any window.
 //!
 //! The window tests need an X11 display (`xvfb-run -a cargo test --release --test
@@ -19,6 +21,8 @@ use stickslip::view::lamps::LampState;
 use stickslip::view::layout::{self, Camera};
 use stickslip::view::multibody::SceneCase;
 use stickslip::view::multibody_layout::{belt_marks, body_fill, mark_segment, scene_camera};
+use stickslip::view::solid::SolidCase;
+use stickslip::view::solid_layout::{MESH_FILL, shade};
 
 #[path = "support/picture.rs"]
 mod picture;
@@ -61,6 +65,15 @@ fn display_or_skip(test: &str) -> bool {
 fn near(png: &Picture, p: (f32, f32), c: Rgb, search: i32) -> bool {
     let (x, y) = (p.0.round() as i32, p.1.round() as i32);
     (-search..=search).any(|dy| (-search..=search).any(|dx| png.is(x + dx, y + dy, c, CHANNEL_TOL)))
+}
+
+/// The colour a contact dot of regime `s` is drawn in.
+fn regime_colour(s: ContactState) -> Rgb {
+    match s {
+        ContactState::Stick => graphics::NODE_STICKING,
+        ContactState::Transition => graphics::CONTACT_TRANSITION,
+        ContactState::Slide => graphics::NODE_SLIDING,
+    }
 }
 
 /// `stickslip view CASE --frames N --screenshot` of `case`, selecting case `select` (1-based).
@@ -225,14 +238,9 @@ fn the_stacked_blocks_draw_both_bodies_and_their_contacts_in_their_regime() {
     let cam = camera(&png, &state.runner);
     let points = state.contact_points();
     assert!(!points.is_empty(), "the upper block rests on the lower");
-    let colour = |s: ContactState| match s {
-        ContactState::Stick => graphics::NODE_STICKING,
-        ContactState::Transition => graphics::CONTACT_TRANSITION,
-        ContactState::Slide => graphics::NODE_SLIDING,
-    };
     let hits = points
         .iter()
-        .filter(|(p, s)| near(&png, cam.to_screen(p), colour(*s), 1))
+        .filter(|(p, s)| near(&png, cam.to_screen(p), regime_colour(*s), 1))
         .count();
     assert!(
         hits as f64 >= SHARE * points.len() as f64,
@@ -330,4 +338,319 @@ fn bad_options_on_a_scene_exit_2_before_any_window() {
         assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{extra:?}: {err}");
     }
+}
+
+/// A 3D scene case stepped here, `steps` steps: the state the frame shows.
+fn solid_stepped(case: &str, steps: usize) -> SolidCase {
+    let scene = stickslip::scene::multibody::solid::SolidScene::load(&root().join(case), &[])
+        .expect("a shipped case loads");
+    let mut c = SolidCase::new(scene, None).unwrap();
+    for _ in 0..steps {
+        c.step();
+    }
+    assert!(c.error.is_none(), "{case}: {:?}", c.error);
+    c
+}
+
+/// The box of body `k`'s nodes' projections into `rect`, 2 px wider every way, px.
+fn projected_box(case: &SolidCase, rect: layout::Rect, k: usize) -> ((f32, f32), (f32, f32)) {
+    let cam = case.camera();
+    let (mut lo, mut hi) = ((f32::MAX, f32::MAX), (f32::MIN, f32::MIN));
+    for p in &case.runner.sim.x[case.runner.bodies[k].clone()] {
+        let (sx, sy) = cam.to_screen(rect, p).unwrap();
+        lo = (lo.0.min(sx - 2.0), lo.1.min(sy - 2.0));
+        hi = (hi.0.max(sx + 2.0), hi.1.max(sy + 2.0));
+    }
+    (lo, hi)
+}
+
+/// Every body's boundary triangles that face the camera show their shaded fill (the body's
+/// fill shaded by the face's normal, the painter's rule) at their projected centroids (a share
+/// [`SHARE`] of those neither under a contact dot nor within the projection of a body whose
+/// centroid is nearer the camera than they are), and no
+/// pixel of the scene view outside the projected box of a body's nodes has any of its faces'
+/// colours. Returns the scene view's rectangle.
+fn assert_solid_bodies_drawn(png: &Picture, case: &SolidCase, what: &str) -> layout::Rect {
+    let rect = layout::layout(png.w as f32, png.h as f32).scene;
+    let cam = case.camera();
+    let x = &case.runner.sim.x;
+    let surface = &case.surface;
+    let boxes: Vec<_> = (0..case.scene.bodies.len())
+        .map(|k| projected_box(case, rect, k))
+        .collect();
+    let within = |p: (f32, f32), (lo, hi): ((f32, f32), (f32, f32))| {
+        p.0 >= lo.0 && p.0 <= hi.0 && p.1 >= lo.1 && p.1 <= hi.1
+    };
+    let dots: Vec<(f32, f32)> = case
+        .contact_points()
+        .iter()
+        .filter_map(|(p, _)| cam.to_screen(rect, p))
+        .collect();
+    // A dot's radius (4 px) and the search (1 px), and a pixel to spare.
+    let under_a_dot = |p: (f32, f32)| dots.iter().any(|d| (d.0 - p.0).hypot(d.1 - p.1) < 6.0);
+    // How far each body's centroid is from the camera, m: a body nearer may hide another.
+    let nearness: Vec<f64> = case
+        .runner
+        .rows
+        .last()
+        .unwrap()
+        .bodies
+        .iter()
+        .map(|b| (cam.position - b.centre).norm())
+        .collect();
+    for (k, body) in case.scene.bodies.iter().enumerate() {
+        let mut faces = Vec::new();
+        for (t, _) in surface
+            .triangles
+            .iter()
+            .zip(&surface.triangle_body)
+            .filter(|(_, b)| **b == k)
+        {
+            let [a, b, c] = t.map(|i| x[i]);
+            let n = (b - a).cross(&(c - a)).normalize();
+            let centroid = (a + b + c) / 3.0;
+            if n.dot(&(cam.position - centroid)) > 0.0 {
+                faces.push((
+                    cam.to_screen(rect, &centroid).unwrap(),
+                    shade(body_fill(k), &n),
+                    (cam.position - centroid).norm(),
+                ));
+            }
+        }
+        assert!(!faces.is_empty(), "{what}: {} faces the camera", body.name);
+        let clear: Vec<_> = faces
+            .iter()
+            .filter(|(p, _, depth)| {
+                !under_a_dot(*p)
+                    && boxes
+                        .iter()
+                        .enumerate()
+                        .all(|(other, b)| other == k || !within(*p, *b) || nearness[other] > *depth)
+            })
+            .map(|(p, c, _)| (*p, *c))
+            .collect();
+        assert!(
+            clear.len() >= 4,
+            "{what}: {} faces of {} in clear view",
+            clear.len(),
+            body.name
+        );
+        let hits = clear.iter().filter(|(p, c)| near(png, *p, *c, 1)).count();
+        assert!(
+            hits as f64 >= SHARE * clear.len() as f64,
+            "{what}: body {}: {hits}/{} faces towards the camera in clear view show their shaded fill",
+            body.name,
+            clear.len()
+        );
+        let mut colours: Vec<Rgb> = faces.iter().map(|(_, c, _)| *c).collect();
+        colours.sort();
+        colours.dedup();
+        let mut inside = 0usize;
+        for py in rect.y as i32..(rect.y + rect.h) as i32 {
+            for px in rect.x as i32..(rect.x + rect.w) as i32 {
+                if colours.iter().any(|&c| png.is(px, py, c, 2)) {
+                    assert!(
+                        within((px as f32, py as f32), boxes[k]),
+                        "{what}: body {}'s colour at ({px}, {py}), outside its projection {:?}",
+                        body.name,
+                        boxes[k]
+                    );
+                    inside += 1;
+                }
+            }
+        }
+        assert!(
+            inside > 100,
+            "{what}: {inside} pixels of body {}",
+            body.name
+        );
+    }
+    rect
+}
+
+/// The contact pairs within d̂ show as dots in their regime's colour where the camera projects
+/// them (a share [`SHARE`]).
+fn assert_solid_contacts(png: &Picture, case: &SolidCase, rect: layout::Rect, what: &str) {
+    let cam = case.camera();
+    let points = case.contact_points();
+    assert!(!points.is_empty(), "{what}: the bodies rest on something");
+    let hits = points
+        .iter()
+        .filter(|(p, s)| near(png, cam.to_screen(rect, p).unwrap(), regime_colour(*s), 1))
+        .count();
+    assert!(
+        hits as f64 >= SHARE * points.len() as f64,
+        "{what}: {hits}/{} contact dots in their regime's colour",
+        points.len()
+    );
+}
+
+/// `view` on the 3D box on the incline after 100 steps (0.1 s, sliding): the box's faces
+/// towards the camera show in their shade where the perspective projection puts them and
+/// nowhere else, its sliding contacts as dots; 100 steps later the picture has changed.
+#[test]
+fn the_3d_box_on_the_incline_is_drawn_where_the_camera_projects_it() {
+    if !display_or_skip("3D box screenshot") {
+        return;
+    }
+    let case = "cases/box3d_incline.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let png = screenshot(&[case], 1, 100, dir.path(), "box3d.png");
+    let state = solid_stepped(case, 100);
+    let rect = assert_solid_bodies_drawn(&png, &state, "3D box at step 100");
+    assert_solid_contacts(&png, &state, rect, "3D box at step 100");
+    let n = state.contact_counts();
+    assert!(n.slide > 0, "{n:?}: the box slides at 0.1 s");
+    let later = screenshot(&[case], 1, 200, dir.path(), "box3d_later.png");
+    assert!(png.rgb != later.rgb);
+}
+
+/// `view` on the 3D box on a box after 150 steps: both boxes drawn, the upper box's pairs
+/// sticking on the lower and the lower's sliding on the incline, each dot in its regime's
+/// colour (green and orange both on the picture).
+#[test]
+fn the_3d_stack_shows_both_boxes_and_sticking_and_sliding_contacts() {
+    if !display_or_skip("3D stack screenshot") {
+        return;
+    }
+    let case = "cases/box_on_box3d.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let png = screenshot(&[case], 1, 150, dir.path(), "stack3d.png");
+    let state = solid_stepped(case, 150);
+    let rect = assert_solid_bodies_drawn(&png, &state, "3D stack at step 150");
+    assert_solid_contacts(&png, &state, rect, "3D stack at step 150");
+    let n = state.contact_counts();
+    assert!(n.stick > 0 && n.slide > 0, "{n:?}");
+    for c in [graphics::NODE_STICKING, graphics::NODE_SLIDING] {
+        assert!(png.count(c, CHANNEL_TOL) > 20, "{c:?} on the picture");
+    }
+}
+
+/// 2D and 3D scene files in one `view`: exit 2 before any window, one line naming the file of
+/// the other dimension and the key `dimension`, whichever comes first.
+#[test]
+fn mixing_2d_and_3d_scenes_in_one_view_exits_2_naming_the_file_and_dimension() {
+    let (flat, solid) = ("cases/stacked_blocks.toml", "cases/box3d_incline.toml");
+    for (files, odd) in [([flat, solid], solid), ([solid, flat], flat)] {
+        let o = Command::new(BIN)
+            .arg("view")
+            .args(files.iter().map(|c| root().join(c)))
+            .args(["--frames", "1"])
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{files:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{files:?}: {err}");
+        assert!(
+            err.contains(odd) && err.contains("key `dimension`"),
+            "{err}"
+        );
+        assert!(err.contains("2D and 3D scenes are viewed apart"), "{err}");
+    }
+    // A file of another kind among 3D scenes is refused for its `kind`, as among 2D ones.
+    for first in [solid, flat] {
+        let o = Command::new(BIN)
+            .arg("view")
+            .args([first, "cases/slope_mu0.10.toml"].map(|c| root().join(c)))
+            .args(["--frames", "1"])
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("slope_mu0.10.toml") && err.contains("key `kind`"),
+            "{err}"
+        );
+    }
+    // A 3D scene alone is no longer refused: without a display it gets as far as the window.
+    let o = Command::new(BIN)
+        .arg("view")
+        .arg(root().join(solid))
+        .args(["--frames", "1"])
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("no display"), "{err}");
+}
+
+/// The 3D box on the incline run to its end (1 s) in the viewer's case: every lamp green, the
+/// incline's (its acceleration within 1 % of SPEC.md §6's) and the slide-or-tip's among them,
+/// judged at the end and not before.
+#[test]
+fn the_3d_box_lamps_judge_the_incline_green_at_the_end() {
+    let mut c = solid_stepped("cases/box3d_incline.toml", 0);
+    use stickslip::view::solid::{SOLID_LAMPS, SolidCheck};
+    assert_eq!(c.checks, [SolidCheck::SlideOrTip, SolidCheck::Incline]);
+    for _ in 0..10 {
+        c.step();
+    }
+    assert!(
+        c.lamps.lamps[SOLID_LAMPS.len()..]
+            .iter()
+            .all(|l| l.state == LampState::Pending)
+    );
+    while c.can_step() {
+        c.step();
+    }
+    assert!(
+        c.lamps.lamps.iter().all(|l| l.state == LampState::Green),
+        "{:?}",
+        c.lamps.lamps
+    );
+}
+
+/// The box of `cases/box3d_incline.toml` on a triangle mesh of its incline's plane (the ramp
+/// of tests/solid_contact.rs) instead of the half-space: after 100 steps the box is drawn as on
+/// the half-space, and the ramp's triangles show the mesh's fill shaded by their normal beside
+/// the box (where the projection puts points of the ramp's plane up and down the fall line
+/// from it); no
+/// half-space patch is drawn.
+#[test]
+fn a_triangle_mesh_obstacle_is_drawn_as_its_triangles() {
+    if !display_or_skip("3D triangle-mesh screenshot") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("cases/box3d_incline.toml")).unwrap();
+    let (a, b) = (
+        text.find("[obstacles.incline]").unwrap(),
+        text.find("[friction]").unwrap(),
+    );
+    // The plane n·x = 0, n = (sin θ, 0, cos θ), θ = 20°, as two triangles.
+    let ramp = "[obstacles.incline]\ntype = \"triangle_mesh\"\nvertices = [[-0.9396926, -1.0, 0.3420201], [2.8190779, -1.0, -1.0260604], [2.8190779, 1.0, -1.0260604], [-0.9396926, 1.0, 0.3420201]]\ntriangles = [[0, 1, 2], [0, 2, 3]]\n\n";
+    let case = dir.path().join("ramp.toml");
+    std::fs::write(&case, format!("{}{ramp}{}", &text[..a], &text[b..])).unwrap();
+    let png = screenshot(&[case.to_str().unwrap()], 1, 100, dir.path(), "ramp.png");
+    let state = {
+        let scene = stickslip::scene::multibody::solid::SolidScene::load(&case, &[]).unwrap();
+        let mut c = SolidCase::new(scene, None).unwrap();
+        for _ in 0..100 {
+            c.step();
+        }
+        assert!(c.error.is_none(), "{:?}", c.error);
+        c
+    };
+    assert!(state.scene.obstacles.is_empty() && state.scene.meshes.len() == 1);
+    let rect = assert_solid_bodies_drawn(&png, &state, "3D box on a ramp at step 100");
+    let theta = 20f64.to_radians();
+    let n = stickslip::energy::Vec3::new(theta.sin(), 0.0, theta.cos());
+    let ramp_colour = shade(MESH_FILL, &n);
+    let cam = state.camera();
+    // Points of the ramp's plane beside the box: its centroid's foot, ±1.5 framed radii along
+    // the fall line (the box's half-length is under one radius).
+    let centre = state.runner.rows.last().unwrap().bodies[0].centre;
+    let foot = centre - n * n.dot(&centre);
+    let fall = stickslip::energy::Vec3::new(theta.cos(), 0.0, -theta.sin());
+    for side in [-1.5, 1.5] {
+        let p = foot + fall * (side * cam.radius);
+        let at = cam.to_screen(rect, &p).unwrap();
+        assert!(rect.contains(at.0, at.1), "{at:?}");
+        assert!(near(&png, at, ramp_colour, 2), "the ramp's shade at {at:?}");
+    }
+    let flat_ground = shade(graphics::GROUND, &n);
+    assert_eq!(png.count(flat_ground, 2), 0, "a half-space patch drawn");
 }

@@ -136,22 +136,7 @@ pub fn write_obj(
 
 /// `--duration` of a 3D scene: a whole number of its steps, between 1 and the slope's bound.
 pub fn check_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), BadOption> {
-    if let Some(d) = duration {
-        let steps = (d / scene.h).round();
-        if !(1.0..=crate::scene::slope::MAX_STEPS).contains(&steps) {
-            return Err(BadOption::new(
-                "--duration",
-                &format!(
-                    "duration / time.h must give between 1 and {:e} steps",
-                    crate::scene::slope::MAX_STEPS
-                ),
-                Short(d),
-            ));
-        }
-        crate::scene::case_file::whole_steps(d, scene.h)
-            .map_err(|rule| BadOption::new("--duration", &rule, Short(d)))?;
-    }
-    Ok(())
+    crate::api::check_duration_steps(scene.h, duration)
 }
 
 /// Writes a 3D scene's `trajectory.csv` (columns: [`solid_trajectory_header`]).

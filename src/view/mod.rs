@@ -8,10 +8,16 @@
 //!   [`SceneRunner`](crate::run::multibody::SceneRunner) stepped one step at a time, its lamps
 //!   and chart history); [`multibody_layout`] frames it and places a belt's marks (pure, for the
 //!   tests); `multibody_paint` paints it and `multibody_view` is its `SceneView`;
+//! * [`solid`]: a 3D scene case's state (`kind = "scene"`, `dimension = 3`, SPEC.md §7: a
+//!   [`SolidRunner`](crate::run::multibody::solid::SolidRunner) stepped one step at a time, its
+//!   lamps and boundary surface); [`solid_layout`] is its perspective camera, projection and
+//!   half-space patches (pure, for the tests); `solid_view` paints it through macroquad's
+//!   `Camera3D` and is its `SceneView`;
 //! * [`lamps`]: the strip of lamps (green while a check holds, red for good once it fails);
 //! * [`layout`]: the panels and the world→screen transforms (pure, for the tests);
 //! * `scene_view`: the trait `SceneView` a scene implements to be shown: step, paint its scene,
-//!   HUD and chart, give its lamps; `slope_view`, `bounce_view` and `multibody_view` implement it;
+//!   HUD and chart, give its lamps; `slope_view`, `bounce_view`, `multibody_view` and
+//!   `solid_view` implement it;
 //! * `window`: the window loop (keys, clock, lamps' panel, screenshots), which knows no scene;
 //! * `paint`, `chart`, `panels`: the drawing primitives, the charts' toolkit, the lamp strip and
 //!   the HUD's text, shared by the scenes;
@@ -39,6 +45,9 @@ mod rigid;
 mod scene_view;
 pub mod slope;
 mod slope_view;
+pub mod solid;
+pub mod solid_layout;
+mod solid_view;
 mod window;
 
 use std::cell::{Cell, RefCell};
@@ -56,11 +65,13 @@ use crate::run::runner::RunOptions;
 use crate::scene::bounce::BounceCase;
 use crate::scene::builtin::load_slope_cases;
 use crate::scene::multibody::MultibodyScene;
+use crate::scene::multibody::solid::SolidScene;
 use crate::scene::{CaseError, CaseKind, Override};
 use bounce_view::BounceView;
 use multibody_view::MultibodyView;
 use scene_view::SceneView;
 use slope_view::SlopeView;
+use solid_view::SolidView;
 
 /// Which scene the viewer shows without a case file naming one (`--scene`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -77,7 +88,8 @@ pub enum SceneKind {
 pub struct ViewArgs {
     /// Case files (default: the three built-in slope cases); keys 1–9 switch between them. One
     /// file of `kind = "rigid_ellipsoid"` or `kind = "bounce"` shows that scene; files of
-    /// `kind = "scene"` show those scenes.
+    /// `kind = "scene"` show those scenes, 2D or 3D (`dimension = 3`, in perspective), one
+    /// dimension in one call.
     pub cases: Vec<PathBuf>,
     /// `bounce`: the built-in bounce scene of seed 001 (takes no case files; the same as
     /// `stickslip view cases/bounce.toml`).
@@ -245,9 +257,26 @@ fn view_slopes(args: &ViewArgs) -> Result<(), ViewError> {
     )
 }
 
-/// The scene cases of `args` (`kind = "scene"`), a [`MultibodyView`]. `--gpu` does not apply
-/// (a scene runs no impulse law) and is ignored.
+/// The scene cases of `args` (`kind = "scene"`, each file's checked first): a
+/// [`MultibodyView`] of 2D scenes or a [`SolidView`] of 3D ones, by the files' `dimension` (one
+/// dimension for all, else [`mixed_dimensions`]). `--gpu` does not apply (a scene's view runs no impulse law) and is
+/// ignored.
 fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
+    let dimensions = args
+        .cases
+        .iter()
+        .map(|p| {
+            let text = crate::scene::case_file::read_case_file(p)?;
+            crate::scene::multibody::check_scene_kind(&text, p)?;
+            crate::scene::multibody::dimension::declared_dimension(&text, p)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(e) = mixed_dimensions(&args.cases, &dimensions) {
+        return Err(e.into());
+    }
+    if dimensions.first() == Some(&3) {
+        return view_solids(args);
+    }
     let scenes = args
         .cases
         .iter()
@@ -265,6 +294,42 @@ fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
         .map(|s| multibody::SceneCase::new(s, args.duration))
         .collect::<Result<Vec<_>, _>>()?;
     show(Box::new(MultibodyView { cases }), args)
+}
+
+/// The refusal of scene files of both dimensions in one `view` (`dimensions[i]` is
+/// `files[i]`'s): it names the first file whose `dimension` differs from the first file's.
+pub fn mixed_dimensions(files: &[PathBuf], dimensions: &[usize]) -> Option<CaseError> {
+    let first = *dimensions.first()?;
+    let (file, d) = files.iter().zip(dimensions).find(|(_, d)| **d != first)?;
+    Some(CaseError::Invalid {
+        file: file.clone(),
+        key: "dimension".into(),
+        rule: format!(
+            "must be the same in every case file of one `stickslip view` ({first} in the first): 2D and 3D scenes are viewed apart"
+        ),
+        value: d.to_string(),
+    })
+}
+
+/// The 3D scene cases of `args` (`kind = "scene"`, `dimension = 3`), a [`SolidView`].
+fn view_solids(args: &ViewArgs) -> Result<(), ViewError> {
+    let scenes = args
+        .cases
+        .iter()
+        .map(|p| SolidScene::load(p, &args.set))
+        .collect::<Result<Vec<_>, _>>()?;
+    for scene in &scenes {
+        crate::api::check_duration_steps(scene.h, args.duration)?;
+    }
+    check_select(args.select, scenes.len())?;
+    if !display_available() {
+        return Err(ViewError::NoDisplay);
+    }
+    let cases = scenes
+        .into_iter()
+        .map(|s| solid::SolidCase::new(s, args.duration))
+        .collect::<Result<Vec<_>, _>>()?;
+    show(Box::new(SolidView { cases }), args)
 }
 
 /// `--select` within the `n` cases loaded.

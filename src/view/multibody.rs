@@ -3,9 +3,11 @@
 //! is the runner's own ([`SceneRunner::step`]), the checks its own figures.
 
 use crate::contact::PairDistance;
-use crate::energy::Vec2;
+use crate::energy::{Vec2, Vector};
 use crate::run::multibody::{ContactState, SceneRunError, SceneRunner};
+use crate::run::runner::SolverTotals;
 use crate::scene::multibody::{DriverKind, MultibodyScene};
+use crate::solver::Simulation;
 
 use super::lamps::LampStrip;
 
@@ -81,6 +83,76 @@ pub struct ContactCounts {
     pub slide: usize,
 }
 
+impl ContactCounts {
+    /// The counts of `states`.
+    pub fn of(states: impl IntoIterator<Item = ContactState>) -> ContactCounts {
+        let mut n = ContactCounts::default();
+        for s in states {
+            match s {
+                ContactState::Stick => n.stick += 1,
+                ContactState::Transition => n.transition += 1,
+                ContactState::Slide => n.slide += 1,
+            }
+        }
+        n
+    }
+}
+
+/// Every contact pair of `sim` within `dhat` (m) now with a positive normal force (the
+/// vertex–vertex corrections' negative ones left out), with its point (the stencil's first
+/// node, m) and its regime: the pairs, slips and rule of `contacts.csv` (SPEC.md §7;
+/// [`PairDistance::slip`] at the current velocities, [`ContactState::of_slip`] with `eps_v`,
+/// m/s), in 2D and 3D.
+pub fn contact_regimes<const D: usize>(
+    sim: &Simulation<D>,
+    dhat: f64,
+    eps_v: f64,
+) -> Vec<(Vector<D>, ContactState)> {
+    let mut pairs: Vec<PairDistance<D>> = Vec::new();
+    if let Some(c) = sim.contact() {
+        c.distances(&sim.x, &mut pairs);
+    }
+    pairs
+        .iter()
+        .filter(|p| p.distance < dhat && p.normal_force > 0.0 && p.len > 0)
+        .map(|p| {
+            (
+                sim.x[p.nodes[0]],
+                ContactState::of_slip(p.slip(&sim.v).norm(), eps_v),
+            )
+        })
+        .collect()
+}
+
+/// Judges the three lamps every scene has (in [`SCENE_LAMPS`]' order) on step `step`: its
+/// outcome (the error's text when Newton failed), and the run's `totals` (the smallest
+/// distance, m, and the most `elements` turned over: triangles in 2D, tetrahedra in 3D). A
+/// failed step judges the convergence lamp only.
+pub(super) fn judge_run_lamps(
+    lamps: &mut LampStrip,
+    step: usize,
+    outcome: &Result<(), String>,
+    totals: &SolverTotals,
+    elements: &str,
+) {
+    if let Err(text) = outcome {
+        lamps.lamps[1].judge(step, Some(false), || text.clone());
+        return;
+    }
+    lamps.lamps[1].judge(step, Some(true), String::new);
+    let d = totals.min_distance;
+    lamps.lamps[0].judge(step, Some(d > 0.0), || {
+        format!("by step {step}: min distance {d:.3e} m")
+    });
+    let inverted = totals.max_inverted_triangles;
+    lamps.lamps[2].judge(step, Some(inverted == 0), || {
+        format!(
+            "{inverted} {elements} of a body turned over at t = {:.3} s",
+            totals.first_inversion_time.unwrap_or(f64::NAN)
+        )
+    });
+}
+
 /// One scene case in the viewer.
 pub struct SceneCase {
     /// The case as loaded (kept for reset).
@@ -144,25 +216,18 @@ impl SceneCase {
             return;
         }
         let step = self.runner.sim.step + 1;
-        if let Err(e) = self.runner.step() {
-            let text = e.to_string();
-            self.lamps.lamps[1].judge(step, Some(false), || text.clone());
+        let outcome = self.runner.step().map_err(|e| e.to_string());
+        judge_run_lamps(
+            &mut self.lamps,
+            step,
+            &outcome,
+            &self.runner.totals,
+            "triangle(s)",
+        );
+        if let Err(text) = outcome {
             self.error = Some(text);
             return;
         }
-        self.lamps.lamps[1].judge(step, Some(true), String::new);
-        let totals = self.runner.totals;
-        let d = totals.min_distance;
-        self.lamps.lamps[0].judge(step, Some(d > 0.0), || {
-            format!("by step {step}: min distance {d:.3e} m")
-        });
-        let inverted = totals.max_inverted_triangles;
-        self.lamps.lamps[2].judge(step, Some(inverted == 0), || {
-            format!(
-                "{inverted} triangle(s) of a body turned over at t = {:.3} s",
-                totals.first_inversion_time.unwrap_or(f64::NAN)
-            )
-        });
         let every = (ANALYTIC_EVERY_S / self.scene.h).round().max(1.0) as usize;
         if step.is_multiple_of(every) || self.runner.done() {
             self.judge_analytic(step);
@@ -288,35 +353,12 @@ impl SceneCase {
     /// regime: the pairs, slips and rule of `contacts.csv` ([`PairDistance::slip`] at the
     /// current velocities, [`ContactState::of_slip`]).
     pub fn contact_points(&self) -> Vec<(Vec2, ContactState)> {
-        let sim = &self.runner.sim;
-        let mut pairs: Vec<PairDistance<2>> = Vec::new();
-        if let Some(c) = sim.contact() {
-            c.distances(&sim.x, &mut pairs);
-        }
-        let (dhat, eps_v) = (self.scene.barrier.dhat, self.scene.eps_v);
-        pairs
-            .iter()
-            .filter(|p| p.distance < dhat && p.normal_force > 0.0 && p.len > 0)
-            .map(|p| {
-                (
-                    sim.x[p.nodes[0]],
-                    ContactState::of_slip(p.slip(&sim.v).norm(), eps_v),
-                )
-            })
-            .collect()
+        contact_regimes(&self.runner.sim, self.scene.barrier.dhat, self.scene.eps_v)
     }
 
     /// How many of [`SceneCase::contact_points`] are in each regime.
     pub fn contact_counts(&self) -> ContactCounts {
-        let mut n = ContactCounts::default();
-        for (_, s) in self.contact_points() {
-            match s {
-                ContactState::Stick => n.stick += 1,
-                ContactState::Transition => n.transition += 1,
-                ContactState::Slide => n.slide += 1,
-            }
-        }
-        n
+        ContactCounts::of(self.contact_points().iter().map(|(_, s)| *s))
     }
 
     /// The barrier force and the friction force on every node at the current positions, N

@@ -3,7 +3,7 @@
 //! body's speed and slip, every driver's force, Newton's iterations) and the chart of its
 //! drivers' forces against time, with SPEC.md §8's F_max and F_min for a spring on a belt.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::ViewError;
 use super::chart::{axes, legend, polyline};
@@ -82,17 +82,32 @@ impl SceneView for MultibodyView {
 
     fn screenshot_name(&self, selected: usize) -> PathBuf {
         let case = &self.cases[selected];
-        let stem = case
-            .scene
-            .source
-            .as_ref()
-            .and_then(|p| p.file_stem())
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "scene".into());
-        PathBuf::from(format!(
-            "stickslip-{stem}-step{:05}.png",
-            case.runner.sim.step
-        ))
+        screenshot_file(case.scene.source.as_deref(), case.runner.sim.step)
+    }
+}
+
+/// The file key S writes for a scene case read from `source` at step `step`:
+/// `stickslip-<stem>-step<step>.png` (`scene` for a case without a file).
+pub(super) fn screenshot_file(source: Option<&Path>, step: usize) -> PathBuf {
+    let stem = source
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scene".into());
+    PathBuf::from(format!("stickslip-{stem}-step{step:05}.png"))
+}
+
+/// The HUD's line of time `t` (s), step `step` of `total` and step size `h` (s).
+pub(super) fn time_line(t: f64, step: usize, total: usize, h: f64) -> String {
+    format!("t = {t:.3} s    step {step} / {total}    h = {h} s")
+}
+
+/// The HUD's line of Newton's last step at step `step`: its `iterations` and final residual
+/// (m/s) against the tolerance `tol` (m/s).
+pub(super) fn newton_line(step: usize, iterations: usize, residual: f64, tol: f64) -> String {
+    if step == 0 {
+        "Newton: no step yet".to_owned()
+    } else {
+        format!("Newton: {iterations} iter., residual {residual:.1e} m/s (tol {tol:.0e})")
     }
 }
 
@@ -111,21 +126,13 @@ fn hud(cases: &[SceneCase], sel: usize, status: &str, rect: Rect, pen: &Pen) {
     let row = runner.rows.last().expect("a runner has the row of t = 0");
     let mut lines = vec![
         format!("case {}/{}: {}", sel + 1, cases.len(), sc.name),
-        format!(
-            "t = {:.3} s    step {} / {}    h = {} s",
-            c.time(),
+        time_line(c.time(), runner.sim.step, runner.total_steps(), sc.h),
+        newton_line(
             runner.sim.step,
-            runner.total_steps(),
-            sc.h
+            row.newton_iterations,
+            row.final_residual,
+            sc.tol,
         ),
-        if runner.sim.step == 0 {
-            "Newton: no step yet".to_owned()
-        } else {
-            format!(
-                "Newton: {} iter., residual {:.1e} m/s (tol {:.0e})",
-                row.newton_iterations, row.final_residual, sc.tol
-            )
-        },
     ];
     let slides_from = SLIP_SPEED_OVER_EPS_V * sc.eps_v;
     for (b, s) in sc.bodies.iter().zip(&row.bodies).take(HUD_BODIES) {

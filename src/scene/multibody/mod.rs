@@ -192,6 +192,19 @@ pub struct MultibodyScene {
     pub initial_guess: InitialGuess,
 }
 
+/// That case-file `text` (`path` for messages) is of `kind = "scene"`, 2D or 3D.
+pub fn check_scene_kind(text: &str, path: &Path) -> Result<(), CaseError> {
+    if CaseKind::of_text(text, path)? != CaseKind::Scene {
+        return Err(CaseError::Invalid {
+            file: path.to_path_buf(),
+            key: "kind".into(),
+            rule: format!("must be \"{SCENE_KIND}\" for a scene of bodies"),
+            value: crate::scene::case_file::peek_kind(text).unwrap_or_default(),
+        });
+    }
+    Ok(())
+}
+
 impl MultibodyScene {
     /// Reads and validates a scene case file with `overrides` applied first.
     pub fn load(path: &Path, overrides: &[Override]) -> Result<MultibodyScene, CaseError> {
@@ -205,19 +218,12 @@ impl MultibodyScene {
         path: &Path,
         overrides: &[Override],
     ) -> Result<MultibodyScene, CaseError> {
-        if CaseKind::of_text(text, path)? != CaseKind::Scene {
-            return Err(CaseError::Invalid {
-                file: path.to_path_buf(),
-                key: "kind".into(),
-                rule: format!("must be \"{SCENE_KIND}\" for a scene of bodies"),
-                value: crate::scene::case_file::peek_kind(text).unwrap_or_default(),
-            });
-        }
+        check_scene_kind(text, path)?;
         if dimension::declared_dimension(text, path)? == 3 {
             return Err(CaseError::Invalid {
                 file: path.to_path_buf(),
                 key: "dimension".into(),
-                rule: "a 3D scene runs with `stickslip run` only (3D scenes are not yet viewable, sweepable or loadable from Python)".into(),
+                rule: "a 3D scene runs with `stickslip run`, `plot` and `view` only (3D scenes are not yet sweepable or loadable from Python)".into(),
                 value: 3.to_string(),
             });
         }

@@ -1,0 +1,264 @@
+//! A 3D scene case (`kind = "scene"`, `dimension = 3`, SPEC.md §7) for the viewer: a
+//! [`SolidRunner`] stepped one step at a time, its lamps, and the boundary surface its painter
+//! draws. Nothing here draws; the stepping is the runner's own ([`SolidRunner::step`]), the
+//! checks its own figures, the contacts and regimes those of `contacts.csv`.
+
+use crate::contact::ContactSurface;
+use crate::energy::Vec3;
+use crate::run::multibody::slide_or_tip::Outcome;
+use crate::run::multibody::solid::SolidRunner;
+use crate::run::multibody::{ContactState, SceneRunError};
+use crate::scene::multibody::solid::SolidScene;
+use crate::scene::multibody::solid_clearance::solid_boundary;
+
+use super::lamps::LampStrip;
+use super::multibody::{ContactCounts, contact_regimes, judge_run_lamps};
+
+/// The lamps every 3D scene has, in display order: [`super::multibody::SCENE_LAMPS`]' checks,
+/// with tetrahedra where a 2D scene has triangles.
+pub const SOLID_LAMPS: [&str; 3] = [
+    "no penetration (min distance > 0)",
+    "step converged (Newton returned Ok)",
+    "no tetrahedron turned over",
+];
+
+/// The incline's acceleration against SPEC.md §6's g(sin θ − μ_k cos θ): within 1 % (the
+/// tests hold `stickslip run` to 0.5 %).
+pub const INCLINE_GOAL: f64 = 0.01;
+/// The creep of a box friction holds against SPEC.md §6's v*: within 10 % (tests/solid_scenes.rs).
+pub const CREEP_GOAL: f64 = 0.1;
+/// A sliding, spinning puck's stop times against SPEC.md §8's: within 3 % (tests/solid_scenes.rs).
+pub const STOP_GOAL: f64 = 0.03;
+/// Its v/(Rω) near the end against SPEC.md §8's 0.653: within 5 % (tests/solid_scenes.rs).
+pub const RATIO_GOAL: f64 = 0.05;
+
+/// A closed form of SPEC.md §6 or §8 the runner measures the scene against (as `stickslip
+/// run`'s summary does), each a lamp judged at the run's end: its measured figures are over the
+/// run's second half, or the whole run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolidCheck {
+    /// Two boxes stacked on an incline ([`SolidRunner::incline_stack`]): both accelerations.
+    Stack,
+    /// A box at rest on an incline ([`SolidRunner::slide_or_tip`]): stays, slides or tips.
+    SlideOrTip,
+    /// A lone body on an incline ([`SolidRunner::incline`]): its acceleration or its creep.
+    Incline,
+    /// A cylinder sliding and spinning on a level plane ([`SolidRunner::slide_spin`]).
+    SlideSpin,
+}
+
+impl SolidCheck {
+    /// Every check the runner's scene is a candidate for (its own detection, at t = 0).
+    pub fn of(runner: &SolidRunner) -> Vec<SolidCheck> {
+        let mut checks = Vec::new();
+        if runner.incline_stack().is_some() {
+            checks.push(SolidCheck::Stack);
+        }
+        let tips = match runner.slide_or_tip() {
+            Some((_, a)) => {
+                checks.push(SolidCheck::SlideOrTip);
+                a.outcome == Outcome::Tip
+            }
+            None => false,
+        };
+        // A box the closed form says tips has no incline answer (the summary's rule).
+        if !tips && runner.incline().is_some() {
+            checks.push(SolidCheck::Incline);
+        }
+        if runner.slide_spin().is_some() {
+            checks.push(SolidCheck::SlideSpin);
+        }
+        checks
+    }
+
+    /// The lamp's name.
+    pub fn lamp(self) -> &'static str {
+        match self {
+            SolidCheck::Stack => "stack's accelerations within 1 % (at end)",
+            SolidCheck::SlideOrTip => "slide or tip as SPEC.md §8 says (at end)",
+            SolidCheck::Incline => "incline: a within 1 %, creep 10 % (at end)",
+            SolidCheck::SlideSpin => "stops within 3 %, v/(Rω) 5 % (at end)",
+        }
+    }
+
+    /// Its outcome on the run so far (`None`: nothing to judge) and the figures behind it.
+    pub fn judge(self, runner: &SolidRunner) -> (Option<bool>, String) {
+        let off = |m: f64, a: f64| (m / a - 1.0).abs();
+        // Every pair (measured, analytic, goal) where the closed form has a figure; none
+        // measured is nothing to judge.
+        let within = |pairs: &[(Option<f64>, Option<f64>, f64, &str)]| {
+            let mut ok = Some(true);
+            let mut text = Vec::new();
+            for (m, a, goal, what) in pairs {
+                let Some(a) = a else { continue };
+                match m {
+                    Some(m) => {
+                        ok = ok.map(|o| o && off(*m, *a) <= *goal);
+                        text.push(format!("{what} {m:.4} vs {a:.4}"));
+                    }
+                    None => ok = None,
+                }
+            }
+            (ok, text.join(", "))
+        };
+        match self {
+            SolidCheck::Stack => match runner.incline_stack() {
+                Some((m, a)) => within(&[
+                    (
+                        Some(m.lower_acceleration_m_per_s2),
+                        Some(a.lower_acceleration_m_per_s2),
+                        super::multibody::STACK_GOAL,
+                        "lower m/s²",
+                    ),
+                    (
+                        Some(m.upper_acceleration_m_per_s2),
+                        Some(a.upper_acceleration_m_per_s2),
+                        super::multibody::STACK_GOAL,
+                        "upper m/s²",
+                    ),
+                ]),
+                None => (None, String::new()),
+            },
+            SolidCheck::SlideOrTip => match runner.slide_or_tip() {
+                Some((m, a)) => (
+                    Some(m.outcome == a.outcome),
+                    format!("{:?} vs {:?}", m.outcome, a.outcome),
+                ),
+                None => (None, String::new()),
+            },
+            SolidCheck::Incline => match runner.incline() {
+                Some((m, a)) => within(&[
+                    (
+                        m.acceleration_m_per_s2,
+                        a.acceleration_m_per_s2,
+                        INCLINE_GOAL,
+                        "acceleration m/s²",
+                    ),
+                    (
+                        m.creep_speed_m_per_s,
+                        a.creep_speed_m_per_s,
+                        CREEP_GOAL,
+                        "creep m/s",
+                    ),
+                ]),
+                None => (None, String::new()),
+            },
+            SolidCheck::SlideSpin => match runner.slide_spin() {
+                Some((m, a)) => within(&[
+                    (m.slide_stop_s, a.slide_stop_s, STOP_GOAL, "slide stops s"),
+                    (m.spin_stop_s, a.spin_stop_s, STOP_GOAL, "spin stops s"),
+                    (m.ratio, a.ratio, RATIO_GOAL, "v/(Rω)"),
+                ]),
+                None => (None, String::new()),
+            },
+        }
+    }
+}
+
+/// One 3D scene case in the viewer.
+pub struct SolidCase {
+    /// The case as loaded (kept for reset).
+    pub scene: SolidScene,
+    /// `--duration`, s, if given.
+    pub duration: Option<f64>,
+    /// The run.
+    pub runner: SolidRunner,
+    /// Every body's outward boundary triangles and every triangle mesh's, as node triples of
+    /// the state vector, with their member's number (as `--obj` writes them).
+    pub surface: ContactSurface,
+    /// The error that stopped the run, if one did.
+    pub error: Option<String>,
+    /// The lamps ([`SOLID_LAMPS`], then one for each of `checks`).
+    pub lamps: LampStrip,
+    /// The closed forms the lamps after [`SOLID_LAMPS`] judge, in their order.
+    pub checks: Vec<SolidCheck>,
+}
+
+impl SolidCase {
+    /// A case at t = 0, run for `duration` s (the case's when `None`).
+    pub fn new(scene: SolidScene, duration: Option<f64>) -> Result<SolidCase, SceneRunError> {
+        let runner = SolidRunner::new(scene.clone(), duration)?;
+        let surface = solid_boundary(&scene.bodies, &scene.meshes, scene.first_mesh()).1;
+        let checks = SolidCheck::of(&runner);
+        let mut names = SOLID_LAMPS.to_vec();
+        names.extend(checks.iter().map(|c| c.lamp()));
+        Ok(SolidCase {
+            scene,
+            duration,
+            runner,
+            surface,
+            error: None,
+            lamps: LampStrip::new(&names),
+            checks,
+        })
+    }
+
+    /// Back to t = 0 (lamps too).
+    pub fn reset(&mut self) -> Result<(), SceneRunError> {
+        *self = SolidCase::new(self.scene.clone(), self.duration)?;
+        Ok(())
+    }
+
+    /// Whether the case can take another step (not at its end, not stopped by an error).
+    pub fn can_step(&self) -> bool {
+        self.error.is_none() && !self.runner.done()
+    }
+
+    /// Simulated time, s.
+    pub fn time(&self) -> f64 {
+        self.runner.sim.time()
+    }
+
+    /// Takes one step ([`SolidRunner::step`]) and judges the lamps on it. A failed step turns
+    /// the convergence lamp red and stops the case.
+    pub fn step(&mut self) {
+        if !self.can_step() {
+            return;
+        }
+        let step = self.runner.sim.step + 1;
+        let outcome = self.runner.step().map_err(|e| e.to_string());
+        judge_run_lamps(
+            &mut self.lamps,
+            step,
+            &outcome,
+            &self.runner.totals,
+            "tetrahedra",
+        );
+        if let Err(text) = outcome {
+            self.error = Some(text);
+            return;
+        }
+        if self.runner.done() {
+            for (i, check) in self.checks.iter().enumerate() {
+                let (outcome, detail) = check.judge(&self.runner);
+                self.lamps.lamps[SOLID_LAMPS.len() + i].judge(step, outcome, || detail);
+            }
+        }
+    }
+
+    /// Every contact pair within d̂ now with a positive normal force, its point (m) and regime:
+    /// the pairs and rule of `contacts.csv` ([`contact_regimes`]).
+    pub fn contact_points(&self) -> Vec<(Vec3, ContactState)> {
+        contact_regimes(&self.runner.sim, self.scene.barrier.dhat, self.scene.eps_v)
+    }
+
+    /// How many of [`SolidCase::contact_points`] are in each regime.
+    pub fn contact_counts(&self) -> ContactCounts {
+        ContactCounts::of(self.contact_points().iter().map(|(_, s)| *s))
+    }
+
+    /// Every body's nodes now, m (what the camera frames).
+    pub fn body_points(&self) -> Vec<Vec3> {
+        let x = &self.runner.sim.x;
+        self.runner
+            .bodies
+            .iter()
+            .flat_map(|r| x[r.clone()].iter().copied())
+            .collect()
+    }
+
+    /// The camera on the bodies now ([`super::solid_layout::solid_camera`]).
+    pub fn camera(&self) -> super::solid_layout::SolidCamera {
+        super::solid_layout::solid_camera(&self.body_points(), &self.scene.gravity)
+    }
+}
