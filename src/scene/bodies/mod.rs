@@ -10,11 +10,13 @@
 //!   ([`TetMesh::add_to`]);
 //! * [`cuboid`]: a box of nx × ny × nz cells, 6 tetrahedra each (SPEC.md §7);
 //! * [`cylinder`]: a cylinder or puck of tetrahedra (SPEC.md §7);
+//! * [`ellipsoid`]: an ellipsoid of tetrahedra, a cube mapped onto it (SPEC.md §5, §7);
 //! * [`gmsh`]: 2D triangle and 3D tetrahedral meshes from Gmsh `.msh` files;
 //! * [`mesh_rules`]: the rules every body mesh follows, with the errors that name them.
 
 pub mod cuboid;
 pub mod cylinder;
+pub mod ellipsoid;
 pub mod gmsh;
 pub mod material;
 pub mod mesh;

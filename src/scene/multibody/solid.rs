@@ -27,6 +27,7 @@ use crate::energy::gravity::GravityEnergy;
 use crate::energy::{Projection, Vec3};
 use crate::scene::bodies::cuboid::cuboid;
 use crate::scene::bodies::cylinder::cylinder;
+use crate::scene::bodies::ellipsoid::ellipsoid;
 use crate::scene::bodies::gmsh::read_tet_mesh;
 use crate::scene::bodies::{Material, TetMesh};
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
@@ -54,6 +55,8 @@ pub enum SolidShape {
         /// m.
         height: f64,
     },
+    /// An ellipsoid of these semi-axes (local x, y, z), m.
+    Ellipsoid(Vec3),
     /// A mesh read from a file.
     Mesh,
 }
@@ -489,6 +492,8 @@ impl Validator<'_> {
             ("segments", b.segments.is_some()),
             ("rings", b.rings.is_some()),
             ("layers", b.layers.is_some()),
+            ("semi_axes", b.semi_axes.is_some()),
+            ("cells", b.cells.is_some()),
         ];
         let only = |allowed: &[&str], shape: &str| -> Result<(), CaseError> {
             match keys
@@ -539,6 +544,22 @@ impl Validator<'_> {
                     [0, layers * disk],
                 )
             }
+            "ellipsoid" => {
+                only(&["semi_axes", "cells"], "ellipsoid")?;
+                let axes = b
+                    .semi_axes
+                    .ok_or_else(|| self.invalid(&key("semi_axes"), "missing", "nothing"))?;
+                self.finite3(&key("semi_axes"), axes)?;
+                if let Some(a) = axes.iter().find(|a| **a <= 0.0) {
+                    return Err(self.invalid(&key("semi_axes"), "must be > 0", a));
+                }
+                let axes = Vec3::from(axes);
+                let cells = need_count("cells", b.cells, 2)?;
+                let mesh = ellipsoid(axes, cells, centre, &rotation, b.density)
+                    .map_err(|e| mesh_error("shape", &e))?;
+                let axis = axis_nodes(&mesh.x0, &rotation, centre);
+                (mesh, SolidShape::Ellipsoid(axes), axis)
+            }
             "mesh" => {
                 only(&["file"], "mesh")?;
                 let file = b
@@ -560,7 +581,7 @@ impl Validator<'_> {
             other => {
                 return Err(self.invalid(
                     &key("shape"),
-                    "must be \"cuboid\", \"cylinder\" or \"mesh\"",
+                    "must be \"cuboid\", \"cylinder\", \"ellipsoid\" or \"mesh\"",
                     other,
                 ));
             }

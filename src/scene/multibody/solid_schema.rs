@@ -34,8 +34,8 @@ pub(crate) fn exactly_three_opt<'de, D: Deserializer<'de>>(
 #[serde(deny_unknown_fields)]
 pub struct SolidBodySection {
     /// `"cuboid"` (`width`, `depth`, `height`, `nx`, `ny`, `nz`), `"cylinder"` (`radius`,
-    /// `height`, `segments`, `rings`, `layers`) or `"mesh"` (a Gmsh `.msh` tetrahedral mesh:
-    /// `file`).
+    /// `height`, `segments`, `rings`, `layers`), `"ellipsoid"` (`semi_axes`, `cells`) or
+    /// `"mesh"` (a Gmsh `.msh` tetrahedral mesh: `file`).
     pub shape: String,
     /// A mesh's Gmsh `.msh` file (MSH 4.1, 4-node tetrahedra), relative to the case file; its
     /// mass-weighted centroid is placed at `centre`.
@@ -71,6 +71,17 @@ pub struct SolidBodySection {
     /// Layers of tetrahedra along a cylinder's axis (at least 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layers: Option<usize>,
+    /// An ellipsoid's semi-axes along its local x, y, z, m.
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub semi_axes: Option<[f64; 3]>,
+    /// Cells a side of the cube an ellipsoid is mapped from (at least 2;
+    /// `scene::bodies::ellipsoid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cells: Option<usize>,
     /// Centre (mass-weighted centroid) at t = 0, m.
     #[serde(deserialize_with = "exactly_three")]
     pub centre: [f64; 3],
