@@ -35,6 +35,7 @@ use stickslip::energy::inertia::InertiaEnergy;
 use stickslip::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
 use stickslip::energy::neo_hookean::{self, Elasticity, NeoHookean};
 use stickslip::energy::spring::SpringEnergy;
+use stickslip::energy::stiffness_damping::StiffnessDamping;
 use stickslip::energy::term::scatter_gradient;
 use stickslip::energy::{Energy, Projection, StepState, Vec2};
 use stickslip::solver::driver::LinearMotion;
@@ -1403,6 +1404,53 @@ fn neo_hookean_elements<const D: usize>() {
 fn neo_hookean_stretched_compressed_and_inverted_in_2d_and_3d() {
     neo_hookean_elements::<2>();
     neo_hookean_elements::<3>();
+}
+
+/// Stiffness-proportional damping (`energy::stiffness_damping`) on the Kuhn cube: xⁿ deformed
+/// (so K(xⁿ) is not the rest one, and its projection acts), x another deformation. Through the
+/// harness (gradient and Hessian against finite differences of its value). Independently of the
+/// harness: its Hessian is β/h times the clamped neo-Hookean's at xⁿ (the force −β K v of the
+/// module comment), it changes when xⁿ changes (the lag is per step, not stale), and a rigid
+/// translation of xⁿ gives it no value (K's null space: translations are not damped).
+fn stiffness_damping<const D: usize>() {
+    let mut r = rng();
+    let (x0, nodes) = kuhn_cube::<D>(0.5);
+    let n = x0.len();
+    let (beta, h) = (2e-3, 0.01);
+    let elastic = NeoHookean::<D>::new(nodes.clone(), &x0, RUBBER, Projection::Clamp).unwrap();
+    let term = StiffnessDamping::new(elastic.clone(), beta);
+    let x_n: Vec<V<D>> = x0
+        .iter()
+        .map(|p| p * 0.95 + random::<D>(&mut r, 0.04))
+        .collect();
+    let x: Vec<V<D>> = x_n.iter().map(|p| p + random::<D>(&mut r, 0.03)).collect();
+    let step = state(&x_n, &x_n, h);
+    // A quadratic: central differences are exact up to rounding, δ = 1e-6 m.
+    check_energy::<D>(&term, &x, &step, &vec![1e-6; n], &vec![0.0; n]);
+    let k = dense_hessian::<D>(&elastic, &x_n, &step, 1.0, false);
+    let d = dense_hessian::<D>(&term, &x, &step, 1.0, false);
+    assert!((&d - &k * (beta / h)).amax() <= 1e-12 * d.amax(), "D = {D}");
+    let moved: Vec<V<D>> = x_n.iter().map(|p| p * 1.02).collect();
+    let step2 = state(&moved, &moved, h);
+    let d2 = dense_hessian::<D>(&term, &x, &step2, 1.0, false);
+    assert!(
+        (&d2 - &d).amax() > 1e-3 * d.amax(),
+        "D = {D}: K lagged at the old xⁿ"
+    );
+    let shift = V::<D>::from_fn(|a, _| 0.3 - 0.1 * a as f64);
+    let translated: Vec<V<D>> = x_n.iter().map(|p| p + shift).collect();
+    let e = term.value(&translated, &step, 1.0);
+    let scale = term.value(&x, &step, 1.0);
+    assert!(
+        e.abs() <= 1e-12 * scale,
+        "D = {D}: a translation costs {e} (a deformation {scale})"
+    );
+}
+
+#[test]
+fn stiffness_damping_in_2d_and_3d() {
+    stiffness_damping::<2>();
+    stiffness_damping::<3>();
 }
 
 /// A neo-Hookean cube (exact Hessian, so the assembled matrix must be the exact one) resting

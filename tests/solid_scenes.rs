@@ -719,8 +719,9 @@ fn obj_frames_hold_every_body_boundary_outward() {
 
 /// The football of seed 004 as a tetrahedral body (cases/football3d.toml) against the rigid
 /// SE(3) CG4 run of cases/football.toml, the same ellipsoid released the same way, over its
-/// first flight (to 5 ms before the rigid body's first impact, the core's ball still more than
-/// d̂ from the ground). Both start with the same centre velocity and spin: the core's first row
+/// first flight (to 1 ms before either touches: the rigid body's first impact, the core's ball
+/// first within d̂ of the ground; they are 6 ms apart, the tumbling meshes' orientations not
+/// being quite the same). Both start with the same centre velocity and spin: the core's first row
 /// (from its nodes) equals R v and R ω of the rigid body's first state within 1e-9 (the case
 /// file's nine digits). Under uniform gravity alone the centre's motion does not depend on the
 /// body (internal forces cancel), so CG4, exact for a parabola up to rounding, gives the
@@ -728,8 +729,11 @@ fn obj_frames_hold_every_body_boundary_outward() {
 /// xₙ = x₀ + v₀ t + ½ g t² + ½ g h t, so the core's centre sits ½ |g| h t below the rigid one
 /// (0.68 mm at t = 1.38 s with h = 10⁻⁴ s). Checked: the gap is that lag within tol · t (Newton
 /// stops within tol = 10⁻⁵ m/s of the converged velocity, so the position can wander by at
-/// most that rate), and within the 1 mm. Then the ball bounces: after its first contact
-/// it leaves the ground rising.
+/// most that rate), and within the 1 mm. Then the ball bounces: when its first contact
+/// ends it leaves the ground rising, at a speed within the 10 % of the rigid ball's at
+/// that time (after its impact through the energy-safe law, e = 0.6). The case's damping was
+/// set on another experiment, a straight drop (the case file); this rebound is thrown and
+/// tumbling, so the comparison is a prediction, not the calibration.
 #[test]
 fn the_football_on_the_core_flies_as_the_rigid_body_does_and_bounces() {
     let rigid_scene =
@@ -765,18 +769,20 @@ fn the_football_on_the_core_flies_as_the_rigid_body_does_and_bounces() {
             w0[k]
         );
     }
+    let first_contact = rows.iter().position(|r| r[d] < dhat).expect("it lands");
+    let t_touch = rows[first_contact][0];
+    assert!((t_touch - t_impact).abs() < 0.01, "{t_touch} {t_impact}");
     let mut compared = 0;
     let mut worst = 0.0f64;
-    for r in rigid.rows.iter().filter(|r| r.t <= t_impact - 5e-3) {
+    for r in rigid
+        .rows
+        .iter()
+        .filter(|r| r.t < t_touch.min(t_impact) - 1e-3)
+    {
         let row = rows
             .iter()
             .find(|row| (row[0] - r.t).abs() < 0.5 * h)
             .unwrap_or_else(|| panic!("no core row at t = {}", r.t));
-        assert!(
-            row[d] > dhat,
-            "t = {}: the core's ball touches already",
-            r.t
-        );
         let gap: Vec<f64> = (0..3).map(|k| row[x + k] - r.state.pose.p[k]).collect();
         let lag = 0.5 * G * h * r.t;
         let off = ((gap[0]).powi(2) + gap[1].powi(2) + (gap[2] + lag).powi(2)).sqrt();
@@ -791,11 +797,22 @@ fn the_football_on_the_core_flies_as_the_rigid_body_does_and_bounces() {
     }
     assert!(compared > 1300, "{compared}");
     assert!(worst < 1e-3, "the centres part by {worst} m");
-    let first_contact = rows.iter().position(|r| r[d] < dhat).expect("it lands");
-    assert!(
-        rows[first_contact..]
-            .iter()
-            .any(|r| r[d] > dhat && r[v + 2] > 0.5),
-        "it does not bounce"
+    let leaves = rows[first_contact..]
+        .iter()
+        .find(|r| r[d] > dhat)
+        .expect("it bounces");
+    assert!(leaves[v + 2] > 0.5, "it leaves rising: {}", leaves[v + 2]);
+    let after = rigid
+        .rows
+        .iter()
+        .min_by(|a, b| (a.t - leaves[0]).abs().total_cmp(&(b.t - leaves[0]).abs()))
+        .unwrap();
+    assert!(after.t > t_impact, "{} {t_impact}", after.t);
+    let speed = (0..3).map(|k| leaves[v + k].powi(2)).sum::<f64>().sqrt();
+    close(
+        "the rebound speed against the energy-safe impact's",
+        speed,
+        after.state.world_velocity().norm(),
+        0.10,
     );
 }

@@ -18,6 +18,7 @@ pub mod neo_hookean_eigensystem;
 pub mod psd;
 pub mod signed_svd;
 pub mod spring;
+pub mod stiffness_damping;
 pub mod term;
 
 pub use term::{BlockForm, DifferenceEnergy, Elements, Energy, Projection, StepState};

@@ -8,8 +8,9 @@ use std::ops::Range;
 use super::material::Material;
 use super::mesh_rules::{MeshError, check_tets, tet_volume};
 use crate::contact::ContactSurface;
-use crate::energy::neo_hookean::NeoHookean;
+use crate::energy::neo_hookean::{Elasticity, NeoHookean};
 use crate::energy::spring::SpringEnergy;
+use crate::energy::stiffness_damping::StiffnessDamping;
 use crate::energy::{Projection, Vec3};
 use crate::solver::SystemBuilder;
 
@@ -229,5 +230,25 @@ impl TetMesh {
             }
         }
         nodes
+    }
+
+    /// Stiffness-proportional damping (`energy::stiffness_damping`, damping time `beta` > 0, s)
+    /// of this mesh's neo-Hookean term of `elasticity`, its nodes in the system from `offset`
+    /// on (as [`TetMesh::add_moving`] returned them).
+    ///
+    /// # Panics
+    /// If the material's constants are out of range (a validated scene's are not).
+    pub fn add_damping(
+        &self,
+        builder: &mut SystemBuilder<3>,
+        offset: usize,
+        elasticity: Elasticity,
+        projection: Projection,
+        beta: f64,
+    ) {
+        let elements: Vec<usize> = self.tets.iter().flatten().map(|&n| n + offset).collect();
+        let elastic = NeoHookean::<3>::new(elements, builder.positions(), elasticity, projection)
+            .expect("a checked mesh's tetrahedra are positive and its material valid");
+        builder.add_potential(Box::new(StiffnessDamping::new(elastic, beta)));
     }
 }

@@ -78,6 +78,8 @@ pub struct SolidBodySpec {
     pub angular_velocity: Vec3,
     /// What it is made of.
     pub material: Material,
+    /// Stiffness-proportional damping time β, s (0: none; neo-Hookean only).
+    pub damping: f64,
     /// Two nodes on its local z axis (bottom, top): their joining vector's turn is its tilt.
     pub axis: [usize; 2],
 }
@@ -311,14 +313,24 @@ impl SolidScene {
                 if let Some(h) = self.nearest_half_space(&mesh.x0) {
                     mesh.contact_area = mesh.facing_contact_area(&h.normal, FACING_FLOOR);
                 }
-                mesh.add_moving(
+                let range = mesh.add_moving(
                     &mut builder,
                     &b.velocities,
                     &b.material,
                     self.projection,
                     k,
                     &mut surface,
-                )
+                );
+                if let (Material::NeoHookean(elasticity), true) = (b.material, b.damping > 0.0) {
+                    mesh.add_damping(
+                        &mut builder,
+                        range.start,
+                        elasticity,
+                        self.projection,
+                        b.damping,
+                    );
+                }
+                range
             })
             .collect();
         let mass = builder.masses().to_vec();
@@ -478,6 +490,17 @@ impl Validator<'_> {
             b.youngs_modulus,
             b.poisson_ratio,
         )?;
+        let damping = b.damping.unwrap_or(0.0);
+        if !(damping.is_finite() && damping >= 0.0) {
+            return Err(self.invalid(&key("damping"), "must be finite and >= 0", damping));
+        }
+        if damping > 0.0 && !matches!(material, Material::NeoHookean(_)) {
+            return Err(self.invalid(
+                &key("damping"),
+                "applies to material = \"neo_hookean\" only",
+                damping,
+            ));
+        }
         let centre = Vector3::from(b.centre);
         let rotation = Rotation3::new(Vector3::from(rotation).map(f64::to_radians));
         let keys = [
@@ -601,6 +624,7 @@ impl Validator<'_> {
             velocity,
             angular_velocity,
             material,
+            damping,
             axis,
         })
     }

@@ -123,6 +123,10 @@ pub struct SolidBodySection {
     /// Poisson's ratio ν in (−1, 0.5) (neo-Hookean).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poisson_ratio: Option<f64>,
+    /// Stiffness-proportional damping time β, s (neo-Hookean; default 0, none): the force
+    /// −β K v (`energy::stiffness_damping`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<f64>,
 }
 
 fn default_solid_material() -> String {
