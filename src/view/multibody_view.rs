@@ -13,7 +13,7 @@ use super::multibody::SceneCase;
 use super::multibody_paint;
 use super::paint::{Pen, colour, faded, line};
 use super::panels::hud_lines;
-use super::scene_view::{SceneView, ViewState};
+use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
 use crate::graphics;
 use crate::run::multibody::SLIP_SPEED_OVER_EPS_V;
 use crate::scene::multibody::DriverKind;
@@ -29,6 +29,28 @@ pub(crate) struct MultibodyView {
     pub cases: Vec<SceneCase>,
 }
 
+impl SteppedCase for SceneCase {
+    fn step(&mut self) {
+        SceneCase::step(self);
+    }
+
+    fn can_step(&self) -> bool {
+        SceneCase::can_step(self)
+    }
+
+    fn time(&self) -> f64 {
+        SceneCase::time(self)
+    }
+
+    fn h(&self) -> f64 {
+        self.scene.h
+    }
+
+    fn reset(&mut self) -> Result<(), String> {
+        SceneCase::reset(self).map_err(|e| e.to_string())
+    }
+}
+
 impl SceneView for MultibodyView {
     fn case_count(&self) -> usize {
         self.cases.len()
@@ -40,13 +62,7 @@ impl SceneView for MultibodyView {
     }
 
     fn advance(&mut self, target: f64, max_steps: usize) -> Result<(), ViewError> {
-        for c in self.cases.iter_mut() {
-            let mut n = 0;
-            while c.can_step() && c.time() + 0.5 * c.scene.h <= target && n < max_steps {
-                c.step();
-                n += 1;
-            }
-        }
+        advance_cases(&mut self.cases, target, max_steps);
         Ok(())
     }
 
@@ -55,13 +71,7 @@ impl SceneView for MultibodyView {
     }
 
     fn reset(&mut self) -> Result<(), String> {
-        let mut result = Ok(());
-        for c in self.cases.iter_mut() {
-            if let Err(e) = c.reset() {
-                result = Err(format!("reset failed: {e}"));
-            }
-        }
-        result
+        reset_cases(&mut self.cases)
     }
 
     fn lamps(&self, selected: usize) -> &LampStrip {

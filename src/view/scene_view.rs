@@ -43,3 +43,41 @@ pub(crate) trait SceneView {
     /// The file key S writes: `stickslip-<stem>-step<step>.png` in the working directory.
     fn screenshot_name(&self, selected: usize) -> PathBuf;
 }
+
+/// A case a scene view steps on the window's clock (one per key 1–9): what the stepping
+/// methods of [`SceneView`] need of it, so that every view steps its cases one way.
+pub(crate) trait SteppedCase {
+    /// One step, lamps judged (nothing once it cannot step).
+    fn step(&mut self);
+    /// Whether it can take another step (not at its end, not stopped by an error).
+    fn can_step(&self) -> bool;
+    /// Simulated time, s.
+    fn time(&self) -> f64;
+    /// Its time step, s.
+    fn h(&self) -> f64;
+    /// Back to t = 0, lamps too.
+    fn reset(&mut self) -> Result<(), String>;
+}
+
+/// [`SceneView::advance`] over `cases`: each stepped up to simulated time `target` (s), at
+/// most `max_steps` steps.
+pub(crate) fn advance_cases<C: SteppedCase>(cases: &mut [C], target: f64, max_steps: usize) {
+    for c in cases {
+        let mut n = 0;
+        while c.can_step() && c.time() + 0.5 * c.h() <= target && n < max_steps {
+            c.step();
+            n += 1;
+        }
+    }
+}
+
+/// [`SceneView::reset`] over `cases`: every one reset, the last failure reported.
+pub(crate) fn reset_cases<C: SteppedCase>(cases: &mut [C]) -> Result<(), String> {
+    let mut result = Ok(());
+    for c in cases {
+        if let Err(e) = c.reset() {
+            result = Err(format!("reset failed: {e}"));
+        }
+    }
+    result
+}

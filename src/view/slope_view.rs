@@ -11,7 +11,7 @@ use super::lamps::LampStrip;
 use super::layout::{self, Rect};
 use super::paint::{Pen, arrow, colour, faded, fill, frame, ground, line, world_grid};
 use super::panels::hud_lines;
-use super::scene_view::{SceneView, ViewState};
+use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
 use super::slope::{NodeState, SlopeCase};
 use crate::graphics;
 use crate::run::verdict::Verdict;
@@ -33,6 +33,28 @@ pub(crate) struct SlopeView {
     pub backend_name: String,
 }
 
+impl SteppedCase for SlopeCase {
+    fn step(&mut self) {
+        SlopeCase::step(self);
+    }
+
+    fn can_step(&self) -> bool {
+        SlopeCase::can_step(self)
+    }
+
+    fn time(&self) -> f64 {
+        self.runner.sim.time()
+    }
+
+    fn h(&self) -> f64 {
+        self.scene.h
+    }
+
+    fn reset(&mut self) -> Result<(), String> {
+        SlopeCase::reset(self).map_err(|e| e.to_string())
+    }
+}
+
 impl SceneView for SlopeView {
     fn case_count(&self) -> usize {
         self.cases.len()
@@ -46,13 +68,7 @@ impl SceneView for SlopeView {
     }
 
     fn advance(&mut self, target: f64, max_steps: usize) -> Result<(), ViewError> {
-        for c in self.cases.iter_mut() {
-            let mut n = 0;
-            while c.can_step() && c.runner.sim.time() + 0.5 * c.scene.h <= target && n < max_steps {
-                c.step();
-                n += 1;
-            }
-        }
+        advance_cases(&mut self.cases, target, max_steps);
         Ok(())
     }
 
@@ -61,13 +77,7 @@ impl SceneView for SlopeView {
     }
 
     fn reset(&mut self) -> Result<(), String> {
-        let mut result = Ok(());
-        for c in self.cases.iter_mut() {
-            if let Err(e) = c.reset() {
-                result = Err(format!("reset failed: {e}"));
-            }
-        }
-        result
+        reset_cases(&mut self.cases)
     }
 
     fn lamps(&self, selected: usize) -> &LampStrip {

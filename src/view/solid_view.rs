@@ -22,7 +22,7 @@ use super::multibody_layout::body_fill;
 use super::multibody_paint::{CONTACT_RADIUS, contact_colour};
 use super::paint::{Pen, colour, faded, fill, frame, line};
 use super::panels::hud_lines;
-use super::scene_view::{SceneView, ViewState};
+use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
 use super::solid::SolidCase;
 use super::solid_layout::{
     FOVY_RAD, MESH_FILL, Patch, SolidCamera, gl, half_space_patch, shade, viewport,
@@ -45,6 +45,28 @@ pub(crate) struct SolidView {
     pub cases: Vec<SolidCase>,
 }
 
+impl SteppedCase for SolidCase {
+    fn step(&mut self) {
+        SolidCase::step(self);
+    }
+
+    fn can_step(&self) -> bool {
+        SolidCase::can_step(self)
+    }
+
+    fn time(&self) -> f64 {
+        SolidCase::time(self)
+    }
+
+    fn h(&self) -> f64 {
+        self.scene.h
+    }
+
+    fn reset(&mut self) -> Result<(), String> {
+        SolidCase::reset(self).map_err(|e| e.to_string())
+    }
+}
+
 impl SceneView for SolidView {
     fn case_count(&self) -> usize {
         self.cases.len()
@@ -56,13 +78,7 @@ impl SceneView for SolidView {
     }
 
     fn advance(&mut self, target: f64, max_steps: usize) -> Result<(), ViewError> {
-        for c in self.cases.iter_mut() {
-            let mut n = 0;
-            while c.can_step() && c.time() + 0.5 * c.scene.h <= target && n < max_steps {
-                c.step();
-                n += 1;
-            }
-        }
+        advance_cases(&mut self.cases, target, max_steps);
         Ok(())
     }
 
@@ -71,13 +87,7 @@ impl SceneView for SolidView {
     }
 
     fn reset(&mut self) -> Result<(), String> {
-        let mut result = Ok(());
-        for c in self.cases.iter_mut() {
-            if let Err(e) = c.reset() {
-                result = Err(format!("reset failed: {e}"));
-            }
-        }
-        result
+        reset_cases(&mut self.cases)
     }
 
     fn lamps(&self, selected: usize) -> &LampStrip {
