@@ -4,15 +4,34 @@
 //! change along it is below E's own rounding: E(x + α₀ p) then comes out a few units of rounding
 //! above E(x) although the step is a descent direction, every halving finds the same, and Newton
 //! stalls at a residual just above its tolerance (docs/scenes.md, the box on the incline). A
-//! first trial within [`FLAT_ENERGY_ULPS`] units of rounding of E(x) is therefore handed to the
-//! caller's `flat` test, which accepts it on a measure that does resolve there (the Newton
-//! loop's: the gradient's norm fell).
+//! first trial E cannot tell from E(x) is therefore handed to the caller's `flat` test, which
+//! accepts it on a measure that does resolve there (the Newton loop's: the gradient's norm
+//! fell). E cannot tell it when its increase is within [`FLAT_ENERGY_ULPS`] units of E's
+//! rounding, or when the decrease the step predicts, α₀ |∇E · p|, is itself within that many:
+//! either way the comparison of E(x + α₀ p) with E(x) says nothing. E's rounding is taken
+//! relative to its terms' magnitudes Σ wₜ |Ψₜ| ([`StartPoint::scale`]), not to |E|, which can be
+//! far smaller where the terms cancel.
 
 use crate::energy::Vector;
 
 /// A first trial whose E exceeds E(x) by at most this many units of rounding,
-/// ε · max(|E(x)|, |E(x + α₀ p)|), is "flat": E cannot tell it from E(x).
-pub const FLAT_ENERGY_ULPS: f64 = 1024.0;
+/// ε · max(Σ wₜ |Ψₜ(x)|, |E(x)|, |E(x + α₀ p)|), is "flat": E cannot tell it from E(x). E's
+/// rounding is more than a sum's few units: a barrier's distance, a gap of 10⁻⁴ m taken from
+/// coordinates of 1 m, carries 10⁴ units of rounding of its own, and Newton's stalls measured
+/// E's noise at 5 600 and 8 600 units (docs/model.md). 2¹⁶ (1.5·10⁻¹¹ of E's terms) covers them.
+pub const FLAT_ENERGY_ULPS: f64 = 65536.0;
+
+/// Where a line search starts: E there, its terms' magnitudes, and the decrease the step
+/// predicts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StartPoint {
+    /// E(x), J·s².
+    pub energy: f64,
+    /// Σ wₜ |Ψₜ(x)| over E's terms, J·s²: what E's rounding is relative to.
+    pub scale: f64,
+    /// α₀ |∇E(x) · p|, J·s²: the first-order decrease of the first trial.
+    pub predicted_decrease: f64,
+}
 
 /// Outcome of one accepted line search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,16 +70,19 @@ pub trait TrialPoints<const D: usize> {
 /// From `x` along `p`, starting at `alpha0` (the step filter: the smallest
 /// [`crate::energy::Energy::max_step`] of the terms), halve α until E(x + αp) ≤ E(x). `trial` is a scratch
 /// buffer for x + αp; on success it holds the accepted point. `points` evaluates E and decides
-/// on a first trial within rounding of E(x) (module comment).
+/// on a first trial E cannot tell from E(x) (module comment).
 pub fn backtrack<const D: usize>(
     x: &[Vector<D>],
     p: &[Vector<D>],
     alpha0: f64,
     max_halvings: usize,
-    energy_before: f64,
+    start: StartPoint,
     trial: &mut [Vector<D>],
     points: &mut impl TrialPoints<D>,
 ) -> Result<LineSearchResult, LineSearchFailure> {
+    let energy_before = start.energy;
+    let unresolved = start.predicted_decrease
+        <= FLAT_ENERGY_ULPS * f64::EPSILON * start.scale.max(energy_before.abs());
     let mut alpha = alpha0;
     let mut halvings = 0;
     loop {
@@ -68,8 +90,10 @@ pub fn backtrack<const D: usize>(
             *t = x + p * alpha;
         }
         let e = points.energy(trial);
-        let rounding = f64::EPSILON * energy_before.abs().max(e.abs());
-        let within_rounding = halvings == 0 && e - energy_before <= FLAT_ENERGY_ULPS * rounding;
+        let rounding = f64::EPSILON * start.scale.max(energy_before.abs()).max(e.abs());
+        let within_rounding = halvings == 0
+            && (unresolved || e - energy_before <= FLAT_ENERGY_ULPS * rounding)
+            && e.is_finite();
         if e <= energy_before || (within_rounding && points.flat(trial)) {
             return Ok(LineSearchResult {
                 alpha,
@@ -95,6 +119,15 @@ pub fn backtrack<const D: usize>(
 mod tests {
     use super::*;
     use nalgebra::Vector2;
+
+    /// A start at E = `energy` whose terms are as large as E, predicting `predicted_decrease`.
+    fn start(energy: f64, predicted_decrease: f64) -> StartPoint {
+        StartPoint {
+            energy,
+            scale: energy.abs(),
+            predicted_decrease,
+        }
+    }
 
     /// E along a line that is flat to within a few units of rounding: E(x) = e0 at x = 0,
     /// e0 (1 + 4ε) at every other point; the flat test's answer is given, and its calls counted.
@@ -127,7 +160,7 @@ mod tests {
             accept: true,
             calls: 0,
         };
-        let r = backtrack(&x, &p, 0.8, 10, 2.4e-5, &mut trial, &mut yes).unwrap();
+        let r = backtrack(&x, &p, 0.8, 10, start(2.4e-5, 1.0), &mut trial, &mut yes).unwrap();
         assert_eq!((r.alpha, r.halvings, r.flat, yes.calls), (0.8, 0, true, 1));
         assert!(r.energy_after > r.energy_before);
         assert_eq!(trial[0], p[0] * 0.8);
@@ -137,17 +170,17 @@ mod tests {
             accept: false,
             calls: 0,
         };
-        let f = backtrack(&x, &p, 0.8, 10, 2.4e-5, &mut trial, &mut no).unwrap_err();
+        let f = backtrack(&x, &p, 0.8, 10, start(2.4e-5, 1.0), &mut trial, &mut no).unwrap_err();
         assert_eq!((f.halvings, no.calls), (10, 1));
     }
 
-    /// An increase beyond rounding (1e-12 relative: 4 500 units) never reaches the flat test.
+    /// An increase beyond rounding (1e-9 relative: 4.5·10⁶ units) never reaches the flat test.
     #[test]
     fn a_real_increase_is_not_handed_to_the_flat_test() {
         struct Up(usize);
         impl TrialPoints<2> for Up {
             fn energy(&mut self, x: &[Vector<2>]) -> f64 {
-                1.0 + 1e-12 * x[0].norm().signum()
+                1.0 + 1e-9 * x[0].norm().signum()
             }
             fn flat(&mut self, _: &[Vector<2>]) -> bool {
                 self.0 += 1;
@@ -156,7 +189,122 @@ mod tests {
         }
         let (x, p) = ([Vector2::zeros()], [Vector2::new(1.0, 0.0)]);
         let mut up = Up(0);
-        let f = backtrack(&x, &p, 1.0, 5, 1.0, &mut [Vector2::zeros()], &mut up).unwrap_err();
+        let f = backtrack(
+            &x,
+            &p,
+            1.0,
+            5,
+            start(1.0, 1.0),
+            &mut [Vector2::zeros()],
+            &mut up,
+        )
+        .unwrap_err();
         assert_eq!((f.halvings, up.0), (5, 0));
+    }
+
+    /// The same increase on a step whose predicted decrease is below E's rounding (zero here) goes
+    /// to the flat test, once, at the first trial: accepted when it says so, halved on when not;
+    /// an infinite E (a trial into contact) never does.
+    #[test]
+    fn an_unresolved_step_is_handed_to_the_flat_test_whatever_e_did() {
+        struct Up(usize, bool);
+        impl TrialPoints<2> for Up {
+            fn energy(&mut self, x: &[Vector<2>]) -> f64 {
+                1.0 + 1e-9 * x[0].norm().signum()
+            }
+            fn flat(&mut self, _: &[Vector<2>]) -> bool {
+                self.0 += 1;
+                self.1
+            }
+        }
+        let (x, p) = ([Vector2::zeros()], [Vector2::new(1.0, 0.0)]);
+        let mut yes = Up(0, true);
+        let r = backtrack(
+            &x,
+            &p,
+            1.0,
+            5,
+            start(1.0, 0.0),
+            &mut [Vector2::zeros()],
+            &mut yes,
+        )
+        .unwrap();
+        assert_eq!((r.alpha, r.halvings, r.flat, yes.0), (1.0, 0, true, 1));
+        let mut no = Up(0, false);
+        let f = backtrack(
+            &x,
+            &p,
+            1.0,
+            5,
+            start(1.0, 0.0),
+            &mut [Vector2::zeros()],
+            &mut no,
+        )
+        .unwrap_err();
+        assert_eq!((f.halvings, no.0), (5, 1));
+        struct Wall(usize);
+        impl TrialPoints<2> for Wall {
+            fn energy(&mut self, x: &[Vector<2>]) -> f64 {
+                if x[0].norm() > 0.5 {
+                    f64::INFINITY
+                } else {
+                    0.5
+                }
+            }
+            fn flat(&mut self, _: &[Vector<2>]) -> bool {
+                self.0 += 1;
+                true
+            }
+        }
+        let mut wall = Wall(0);
+        let r = backtrack(
+            &x,
+            &p,
+            1.0,
+            5,
+            start(1.0, 0.0),
+            &mut [Vector2::zeros()],
+            &mut wall,
+        )
+        .unwrap();
+        assert_eq!((r.alpha, r.halvings, wall.0), (0.5, 1, 0));
+    }
+
+    /// E's rounding is relative to its terms: E = 10⁻⁶ from terms of size 1 risen by 10⁻¹² is
+    /// within rounding (2¹⁶ ε ≈ 1.5·10⁻¹¹ of the terms) and goes to the flat test; from terms
+    /// as small as E it is not (10⁶ times E's rounding) and is halved.
+    #[test]
+    fn rounding_is_taken_relative_to_the_terms() {
+        struct Up(usize);
+        impl TrialPoints<2> for Up {
+            fn energy(&mut self, x: &[Vector<2>]) -> f64 {
+                1e-6 + 1e-12 * x[0].norm().signum()
+            }
+            fn flat(&mut self, _: &[Vector<2>]) -> bool {
+                self.0 += 1;
+                true
+            }
+        }
+        let (x, p) = ([Vector2::zeros()], [Vector2::new(1.0, 0.0)]);
+        let at = |scale| StartPoint {
+            energy: 1e-6,
+            scale,
+            predicted_decrease: 1e-9,
+        };
+        let mut large = Up(0);
+        let r = backtrack(&x, &p, 1.0, 5, at(1.0), &mut [Vector2::zeros()], &mut large).unwrap();
+        assert_eq!((r.halvings, r.flat, large.0), (0, true, 1));
+        let mut small = Up(0);
+        let f = backtrack(
+            &x,
+            &p,
+            1.0,
+            5,
+            at(1e-6),
+            &mut [Vector2::zeros()],
+            &mut small,
+        )
+        .unwrap_err();
+        assert_eq!((f.halvings, small.0), (5, 0));
     }
 }

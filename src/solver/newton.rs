@@ -213,11 +213,16 @@ struct NewtonTrials<'a, const D: usize> {
     /// At the line search's start point.
     gradient_norm: f64,
     grad: &'a mut Vec<Vector<D>>,
+    /// Σ wₜ |Ψₜ| at the last point whose E was evaluated, J·s²
+    /// ([`IncrementalPotential::value_and_scale`]).
+    scale: f64,
 }
 
 impl<const D: usize> line_search::TrialPoints<D> for NewtonTrials<'_, D> {
     fn energy(&mut self, x: &[Vector<D>]) -> f64 {
-        self.potential.value(x, &self.state)
+        let (e, scale) = self.potential.value_and_scale(x, &self.state);
+        self.scale = scale;
+        e
     }
 
     fn flat(&mut self, x: &[Vector<D>]) -> bool {
@@ -498,7 +503,7 @@ impl<const D: usize> Simulation<D> {
             max_energy_increase: f64::NEG_INFINITY,
             ..Default::default()
         };
-        let mut energy = self.value_at_x();
+        let (mut energy, mut scale) = self.value_at_x();
         if !energy.is_finite() {
             return Err(SolveError::DrivenIntoContact {
                 step,
@@ -516,7 +521,7 @@ impl<const D: usize> Simulation<D> {
                 if !self.relag_friction(&mut stats) {
                     break;
                 }
-                energy = self.value_at_x();
+                (energy, scale) = self.value_at_x();
                 continue;
             }
             if iteration >= self.settings.max_iterations {
@@ -528,17 +533,17 @@ impl<const D: usize> Simulation<D> {
                     tol,
                 });
             }
-            let ls = self
-                .line_search(energy)
-                .map_err(|f| SolveError::LineSearch {
-                    step,
-                    time: t0,
-                    iteration,
-                    halvings: f.halvings,
-                    alpha: f.alpha,
-                    residual,
-                    energy: f.energy_before,
-                })?;
+            let (ls, scale_after) =
+                self.line_search(energy, scale)
+                    .map_err(|f| SolveError::LineSearch {
+                        step,
+                        time: t0,
+                        iteration,
+                        halvings: f.halvings,
+                        alpha: f.alpha,
+                        residual,
+                        energy: f.energy_before,
+                    })?;
             std::mem::swap(&mut self.x, &mut self.ws.trial);
             stats.halvings += ls.halvings;
             stats.flat_line_searches += usize::from(ls.flat);
@@ -546,6 +551,7 @@ impl<const D: usize> Simulation<D> {
                 .max_energy_increase
                 .max(ls.energy_after - ls.energy_before);
             energy = ls.energy_after;
+            scale = scale_after;
             iteration += 1;
             if self.trace_iterations {
                 let min_distance = self.min_distance();
@@ -668,10 +674,11 @@ impl<const D: usize> Simulation<D> {
         Ok((self.ws.grad.clone(), self.system.matrix().clone()))
     }
 
-    /// E at the current x, through the stage's current candidates.
-    fn value_at_x(&self) -> f64 {
+    /// E at the current x, through the stage's current candidates, and its terms' magnitudes
+    /// ([`IncrementalPotential::value_and_scale`]).
+    fn value_at_x(&self) -> (f64, f64) {
         let state = Self::state(&self.ws, &self.settings, self.step);
-        self.potential.value(&self.x, &state)
+        self.potential.value_and_scale(&self.x, &state)
     }
 
     /// The smallest contact distance at the current x, m (+∞ without contact).
@@ -702,10 +709,14 @@ impl<const D: usize> Simulation<D> {
         true
     }
 
+    /// The line search from x along `ws.p` ([`line_search::backtrack`]) with E(x) =
+    /// `energy_before` and its terms' magnitudes `scale`: its result and the terms' magnitudes
+    /// at the accepted point.
     fn line_search(
         &mut self,
         energy_before: f64,
-    ) -> Result<LineSearchResult, line_search::LineSearchFailure> {
+        scale: f64,
+    ) -> Result<(LineSearchResult, f64), line_search::LineSearchFailure> {
         let mut trial = std::mem::take(&mut self.ws.trial);
         let p = std::mem::take(&mut self.ws.p);
         for ((t, x), p) in trial.iter_mut().zip(&self.x).zip(&p) {
@@ -728,22 +739,37 @@ impl<const D: usize> Simulation<D> {
         let mut grad_trial = std::mem::take(&mut self.ws.grad_trial);
         let state = Self::state(&self.ws, &self.settings, self.step);
         let dofs = self.system.dofs();
+        let predicted_decrease = alpha0
+            * self
+                .ws
+                .grad
+                .iter()
+                .zip(&p)
+                .map(|(g, p)| g.dot(p))
+                .sum::<f64>()
+                .abs();
         let mut points = NewtonTrials {
             potential: &mut self.potential,
             state,
             dofs,
             gradient_norm: free_gradient_norm(dofs, &self.ws.grad),
             grad: &mut grad_trial,
+            scale,
         };
         let r = line_search::backtrack(
             &self.x,
             &p,
             alpha0,
             self.settings.max_halvings,
-            energy_before,
+            line_search::StartPoint {
+                energy: energy_before,
+                scale,
+                predicted_decrease,
+            },
             &mut trial,
             &mut points,
-        );
+        )
+        .map(|r| (r, points.scale));
         self.ws.grad_trial = grad_trial;
         self.ws.trial = trial;
         self.ws.p = p;

@@ -199,16 +199,24 @@ impl<const D: usize> IncrementalPotential<D> {
     /// applied: E = Ψ_inertia + h² (Ψ_spring + Ψ_gravity + … + Ψ_barrier + Ψ_friction),
     /// SPEC.md §2's form. The contact stage must have candidates covering x.
     pub fn value(&self, x: &[Vector<D>], step: &StepState<D>) -> f64 {
+        self.value_and_scale(x, step).0
+    }
+
+    /// E(x) as [`IncrementalPotential::value`], and the sum of its terms' weighted magnitudes
+    /// Σ wₜ |Ψₜ(x)| (J·s²): the size E's rounding is relative to, which |E| is not where the
+    /// terms cancel (a body resting under gravity: E near zero, its terms not; the line
+    /// search's module comment).
+    pub fn value_and_scale(&self, x: &[Vector<D>], step: &StepState<D>) -> (f64, f64) {
         let mut values = self.values.borrow_mut();
         let reuse = values.at.holds(x);
-        let mut total = 0.0;
+        let (mut total, mut scale) = (0.0, 0.0);
         let mut k = 0;
         while k < self.slots.len() {
             let weight = self.slots[k].weight;
-            let mut group = 0.0;
+            let (mut group, mut magnitude) = (0.0, 0.0);
             while k < self.slots.len() && self.slots[k].weight == weight {
                 let t = self.term(k);
-                group += if !self.slots[k].reusable {
+                let v = if !self.slots[k].reusable {
                     t.value(x, step, 1.0)
                 } else {
                     if !reuse {
@@ -216,14 +224,17 @@ impl<const D: usize> IncrementalPotential<D> {
                     }
                     values.of_term[k]
                 };
+                group += v;
+                magnitude += v.abs();
                 k += 1;
             }
             total += weight * group;
+            scale += weight.abs() * magnitude;
         }
         if !reuse {
             values.at.set(x);
         }
-        total
+        (total, scale)
     }
 
     /// The contact stage's collisions at `x` (before a gradient or Hessian there).
