@@ -415,11 +415,12 @@ impl<const D: usize> NeoHookean<D> {
             project_stress_derivative::<D>(&mut kf, &f, self.mu, self.lambda);
         }
         let g = &self.shape_gradients[k * e..k * e + k];
-        // KG[(i + D j), (D b + m)] = Σ_l K[(i + D j), (m + D l)] G_b,l.
-        let mut kg = [0.0; 9 * 12];
-        for (b, gb) in g.iter().enumerate() {
+        // Nodes 1..=D first: KG[(i + D j), (D (b − 1) + m)] = Σ_l K[(i + D j), (m + D l)] G_b,l.
+        let inner = D * D;
+        let mut kg = [0.0; 81];
+        for (b, gb) in g.iter().enumerate().skip(1) {
             for m in 0..D {
-                let col = D * b + m;
+                let col = D * (b - 1) + m;
                 for r in 0..n {
                     let mut s = 0.0;
                     for l in 0..D {
@@ -429,16 +430,35 @@ impl<const D: usize> NeoHookean<D> {
                 }
             }
         }
+        // Their block's lower triangle, Σ_j G_a,j KG[(i + D j), col], mirrored (the block is
+        // symmetric: K is).
         let scale = weight * self.rest_measure[e];
-        for col in 0..dofs {
-            for (a, ga) in g.iter().enumerate() {
-                for i in 0..D {
-                    let mut s = 0.0;
-                    for j in 0..D {
-                        s += ga[j] * kg[(i + D * j) + n * col];
-                    }
-                    out[dofs * col + D * a + i] = scale * s;
+        for col in 0..inner {
+            for row in col..inner {
+                let (a, i) = (row / D + 1, row % D);
+                let mut s = 0.0;
+                for j in 0..D {
+                    s += g[a][j] * kg[(i + D * j) + n * col];
                 }
+                out[dofs * (col + D) + row + D] = scale * s;
+                out[dofs * (row + D) + col + D] = scale * s;
+            }
+        }
+        // Node 0: G₀ = −Σ_{a ≥ 1} Gₐ (as `new` builds it), so its rows are the negated sums of
+        // the other nodes' rows, its columns the same by symmetry, and its diagonal block the
+        // negated sum of its row's other blocks.
+        for col in D..dofs {
+            for i in 0..D {
+                let s: f64 = -(1..k).map(|a| out[dofs * col + D * a + i]).sum::<f64>();
+                out[dofs * col + i] = s;
+                out[dofs * i + col] = s;
+            }
+        }
+        for m in 0..D {
+            for i in m..D {
+                let s: f64 = -(1..k).map(|b| out[dofs * (D * b + m) + i]).sum::<f64>();
+                out[dofs * m + i] = s;
+                out[dofs * i + m] = s;
             }
         }
     }
