@@ -332,6 +332,80 @@ fn a_box_slides_down_a_triangle_mesh_ramp_as_down_the_half_space() {
     assert_eq!(summary["bodies"][0]["verdict"]["state"], "sliding");
 }
 
+/// The incline's plane as a grid of `nx` × `ny` cells over the ramp's s ∈ [−1, 3] m,
+/// y ∈ [−1, 1] m, each cell split along its rising diagonal.
+fn grid_ramp(nx: usize, ny: usize) -> String {
+    let theta = THETA_DEG.to_radians();
+    let point = |s: f64, y: f64| {
+        format!(
+            "[{:.9}, {y:.9}, {:.9}]",
+            s * theta.cos(),
+            -s * theta.sin()
+        )
+    };
+    let mut vertices = Vec::new();
+    for j in 0..=ny {
+        for i in 0..=nx {
+            vertices.push(point(
+                -1.0 + 4.0 * i as f64 / nx as f64,
+                -1.0 + 2.0 * j as f64 / ny as f64,
+            ));
+        }
+    }
+    let mut triangles = Vec::new();
+    for j in 0..ny {
+        for i in 0..nx {
+            let v0 = j * (nx + 1) + i;
+            let (v1, v2, v3) = (v0 + 1, v0 + nx + 2, v0 + nx + 1);
+            triangles.push(format!("[{v0}, {v1}, {v2}]"));
+            triangles.push(format!("[{v0}, {v2}, {v3}]"));
+        }
+    }
+    format!(
+        "type = \"triangle_mesh\"\nvertices = [{}]\ntriangles = [{}]",
+        vertices.join(", "),
+        triangles.join(", ")
+    )
+}
+
+/// The box sliding over a grid of 16 × 8 cells of 0.25 m (256 triangles), crossing their
+/// shared edges and vertices all the way: every step converges (the run exits 0; with E's
+/// rounding taken relative to |E| and 1 024 units, Newton stalled at t = 0.25 s at 1.3 tol,
+/// docs/scenes.md "Newton at the rounding of E"), no node ever reaches the mesh, and over
+/// t ∈ [0.75, 1.5] s, past its landing, it slides at g (sin θ − μ cos θ) within 0.5 %, the
+/// incline case's own tolerance (measured −0.15 %). Not asserted, as it is the shared-feature
+/// artefact of docs/scenes.md and not a property to keep: the box hops off the grid at landing
+/// (its smallest distance 2.5 mm at t = 0.021 s, above d̂ until 0.039 s) and again nearly so
+/// at an edge (0.94 mm at t = 1.47 s), where on the half-space it stays within d̂.
+#[test]
+fn a_box_slides_across_a_grid_of_triangles_as_down_the_half_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = on_mesh(
+        dir.path(),
+        "grid.toml",
+        &grid_ramp(16, 8),
+        &[("duration = 1.0", "duration = 1.5")],
+    );
+    let (summary, header, rows) = run_case(&case, &dir.path().join("out"), &[]);
+    assert!((rows[rows.len() - 1][0] - 1.5).abs() < 1e-9);
+    let theta = THETA_DEG.to_radians();
+    let a = G * (theta.sin() - MU_GROUND * theta.cos());
+    let (vx, vz) = (
+        column(&header, "box.vx_m_per_s"),
+        column(&header, "box.vz_m_per_s"),
+    );
+    let window: Vec<&Vec<f64>> = rows.iter().filter(|r| r[0] >= 0.75).collect();
+    let ts: Vec<f64> = window.iter().map(|r| r[0]).collect();
+    let us: Vec<f64> = window
+        .iter()
+        .map(|r| r[vx] * theta.cos() - r[vz] * theta.sin())
+        .collect();
+    close("the box on the triangle grid", slope(&ts, &us), a, 0.005);
+    let d = column(&header, "box.min_distance_m");
+    assert!(rows.iter().all(|r| r[d] > 0.0));
+    assert_eq!(summary["bodies"][0]["verdict"]["state"], "sliding");
+}
+
 /// Bad triangle meshes: exit 2, one line naming the file, the key and the rule, nothing written.
 #[test]
 fn bad_triangle_meshes_are_refused() {
