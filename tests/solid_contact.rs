@@ -336,13 +336,8 @@ fn a_box_slides_down_a_triangle_mesh_ramp_as_down_the_half_space() {
 /// y ∈ [−1, 1] m, each cell split along its rising diagonal.
 fn grid_ramp(nx: usize, ny: usize) -> String {
     let theta = THETA_DEG.to_radians();
-    let point = |s: f64, y: f64| {
-        format!(
-            "[{:.9}, {y:.9}, {:.9}]",
-            s * theta.cos(),
-            -s * theta.sin()
-        )
-    };
+    let point =
+        |s: f64, y: f64| format!("[{:.9}, {y:.9}, {:.9}]", s * theta.cos(), -s * theta.sin());
     let mut vertices = Vec::new();
     for j in 0..=ny {
         for i in 0..=nx {
