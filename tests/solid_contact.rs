@@ -326,6 +326,31 @@ fn a_box_slides_down_a_triangle_mesh_ramp_as_down_the_half_space() {
         .map(|r| r[vx] * theta.cos() - r[vz] * theta.sin())
         .collect();
     close("the box on the mesh ramp", slope(&ts, &us), a, 0.005);
+    // The flat mesh is the box's support as the half-space was: trajectory.csv has its
+    // downhill columns, the centroid's displacement and velocity along the fall line
+    // (cos θ, 0, −sin θ), computed here from the position and velocity columns.
+    let (x, z, s, ds) = (
+        column(&header, "box.x_m"),
+        column(&header, "box.z_m"),
+        column(&header, "box.downhill_m"),
+        column(&header, "box.downhill_speed_m_per_s"),
+    );
+    for r in &rows {
+        let along = (r[x] - rows[0][x]) * theta.cos() - (r[z] - rows[0][z]) * theta.sin();
+        assert!(
+            (r[s] - along).abs() < 1e-9,
+            "t = {}: {} {along}",
+            r[0],
+            r[s]
+        );
+        let speed = r[vx] * theta.cos() - r[vz] * theta.sin();
+        assert!(
+            (r[ds] - speed).abs() < 1e-9,
+            "t = {}: {} {speed}",
+            r[0],
+            r[ds]
+        );
+    }
     let d = column(&header, "box.min_distance_m");
     assert!(rows.iter().all(|r| r[d] > 0.0 && r[d] < 1e-3));
     assert_eq!(summary["bodies"][0]["support"], "incline");

@@ -174,11 +174,15 @@ pub struct SolidSummary {
     pub wall_seconds: f64,
 }
 
-/// How body `k` sits on its support at t = 0: the half-space nearest it.
+/// How body `k` sits on its support at t = 0: the half-space or flat triangle mesh nearest it
+/// ([`SolidScene::nearest_support`]).
 #[derive(Clone, Copy, Debug)]
 struct Footing {
-    /// The obstacle's index.
-    obstacle: usize,
+    /// The support's number in the friction table's order (bodies, half-spaces, meshes).
+    member: usize,
+    /// Its index among the half-spaces, when it is one: the closed forms (the incline's, the
+    /// slide-or-tip rule's, the puck's) are written for a half-space, its velocity included.
+    half_space: Option<usize>,
     /// Unit downhill direction along it (gravity's tangential part), if it is inclined.
     fall_line: Option<Vec3>,
 }
@@ -227,12 +231,13 @@ impl SolidRunner {
         let footing = bodies
             .iter()
             .map(|r| {
-                let obstacle = scene.nearest_obstacle(&sim.x[r.clone()])?;
-                let n = scene.obstacles[obstacle].1.normal;
+                let support = scene.nearest_support(&sim.x[r.clone()])?;
+                let n = support.normal;
                 let along = g - n * g.dot(&n);
                 let fall_line = (along.norm() > 1e-9 * g.norm()).then(|| along.normalize());
                 Some(Footing {
-                    obstacle,
+                    member: support.member,
+                    half_space: support.half_space,
                     fall_line,
                 })
             })
@@ -428,7 +433,7 @@ impl SolidRunner {
                 // Slip over what presses on it hardest in this state (else its half-space).
                 let support = support::pressing(&pairs, k, members)
                     .map(|(m, _)| m)
-                    .or(footing.map(|f| self.scene.bodies.len() + f.obstacle));
+                    .or(footing.map(|f| f.member));
                 let (mut weighted, mut total) = (0.0, 0.0);
                 for p in contacts.iter().filter(|p| {
                     let other = support.unwrap_or(usize::MAX);
@@ -473,15 +478,13 @@ impl SolidRunner {
         if let Some(c) = self.sim.contact() {
             c.distances(&self.sim.x, &mut pairs);
         }
-        let n = self.scene.bodies.len();
         let members = self.scene.members();
         if let Some((m, normal)) = support::pressing(&pairs, k, members) {
             return Some((m, normal.normalize()));
         }
-        let nearest = self
-            .scene
-            .nearest_obstacle(&self.sim.x[self.bodies[k].clone()]);
-        nearest.map(|o| (n + o, self.scene.obstacles[o].1.normal))
+        self.scene
+            .nearest_support(&self.sim.x[self.bodies[k].clone()])
+            .map(|s| (s.member, s.normal))
     }
 
     /// Body `k`'s verdict relative to `support` (a member and the contact's normal, SPEC.md
@@ -573,7 +576,7 @@ impl SolidRunner {
         if across.norm() > 1e-12 || b.angular_velocity.norm() > 0.0 {
             return None;
         }
-        let h = &self.scene.obstacles[footing.obstacle].1;
+        let h = &self.scene.obstacles[footing.half_space?].1;
         if h.velocity.norm() > 0.0 {
             return None;
         }
@@ -581,9 +584,7 @@ impl SolidRunner {
         let theta = (-self.scene.gravity.dot(&h.normal) / g)
             .clamp(-1.0, 1.0)
             .acos();
-        let mu = self
-            .scene
-            .coefficients(0, self.scene.bodies.len() + footing.obstacle);
+        let mu = self.scene.coefficients(0, footing.member);
         let tan = theta.tan();
         let slides = mu.mu_kinetic < tan;
         let half = self.second_half();
@@ -631,7 +632,7 @@ impl SolidRunner {
         }
         let footing = self.footing[0]?;
         let fall = footing.fall_line?;
-        let h = &sc.obstacles[footing.obstacle].1;
+        let h = &sc.obstacles[footing.half_space?].1;
         if h.velocity.norm() > 0.0 {
             return None;
         }
@@ -644,7 +645,7 @@ impl SolidRunner {
             slide_or_tip::extent(x0, &fall),
             slide_or_tip::extent(x0, &h.normal),
         );
-        let mu = sc.coefficients(0, sc.bodies.len() + footing.obstacle);
+        let mu = sc.coefficients(0, footing.member);
         let tan_theta = sc.gravity.dot(&fall) / into;
         let analytic = SlideOrTipAnalytic::new(tan_theta, mu, width, height);
         let max_rotation_deg = self
@@ -676,7 +677,7 @@ impl SolidRunner {
         if footing.fall_line.is_some() {
             return None;
         }
-        let h = &self.scene.obstacles[footing.obstacle].1;
+        let h = &self.scene.obstacles[footing.half_space?].1;
         let n = h.normal;
         let v0 = (b.velocity - n * b.velocity.dot(&n) - h.velocity).norm();
         let w0 = b.angular_velocity.dot(&n).abs();
@@ -684,10 +685,7 @@ impl SolidRunner {
             return None;
         }
         let g = self.scene.gravity.norm();
-        let mu = self
-            .scene
-            .coefficients(0, self.scene.bodies.len() + footing.obstacle)
-            .mu_kinetic;
+        let mu = self.scene.coefficients(0, footing.member).mu_kinetic;
         let speed = |r: &SolidRow| {
             let v = r.bodies[0].velocity;
             (v - n * v.dot(&n) - h.velocity).norm()

@@ -84,6 +84,17 @@ pub struct SolidBodySpec {
     pub axis: [usize; 2],
 }
 
+/// A body's support: a half-space or a flat triangle mesh ([`SolidScene::nearest_support`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Support {
+    /// Its number in the friction table's order (bodies, half-spaces, triangle meshes).
+    pub member: usize,
+    /// Its index in [`SolidScene::obstacles`] when it is a half-space.
+    pub half_space: Option<usize>,
+    /// Its unit normal, towards the nodes it was found for (a half-space's: to its free side).
+    pub normal: Vec3,
+}
+
 /// A validated 3D scene.
 #[derive(Clone, Debug)]
 pub struct SolidScene {
@@ -421,6 +432,42 @@ impl SolidScene {
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(o, _)| o)
+    }
+
+    /// The support nearest the nodes `x`: the half-space or flat triangle mesh
+    /// ([`TriangleObstacle::plane`]) with the smallest distance to any of them (a mesh's: to
+    /// its plane), if there is one. A mesh with relief is never a support here (its distance
+    /// would take every node against every triangle).
+    pub fn nearest_support(&self, x: &[Vec3]) -> Option<Support> {
+        let nearest = |d: &dyn Fn(&Vec3) -> f64| x.iter().map(d).fold(f64::INFINITY, f64::min);
+        let half_spaces = self.obstacles.iter().enumerate().map(|(o, (_, h))| {
+            let support = Support {
+                member: self.bodies.len() + o,
+                half_space: Some(o),
+                normal: h.normal,
+            };
+            (support, nearest(&|p| h.distance(p)))
+        });
+        let centre = x.iter().sum::<Vec3>() / x.len().max(1) as f64;
+        let meshes = self.meshes.iter().enumerate().filter_map(|(m, (_, mesh))| {
+            let (n, point) = mesh.plane()?;
+            // Towards the nodes, as a half-space's normal points to its free side.
+            let n = if n.dot(&(centre - point)) < 0.0 {
+                -n
+            } else {
+                n
+            };
+            let support = Support {
+                member: self.first_mesh() + m,
+                half_space: None,
+                normal: n,
+            };
+            Some((support, nearest(&|p| n.dot(&(p - point)).abs())))
+        });
+        half_spaces
+            .chain(meshes)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(s, _)| s)
     }
 
     /// The coefficients between body `k` and member `other` (a body or obstacle number).

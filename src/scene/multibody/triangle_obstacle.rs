@@ -16,6 +16,11 @@ use crate::contact::ContactSurface;
 use crate::energy::Vec3;
 use crate::scene::case_file::{CaseError, Validator};
 
+/// A mesh whose vertices are all within this fraction of its extent from one plane is flat
+/// ([`TriangleObstacle::plane`]): rounding of coordinates written to 7–9 digits, far below any
+/// intended relief.
+pub const PLANAR_TOLERANCE: f64 = 1e-6;
+
 /// A validated triangle-mesh obstacle.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TriangleObstacle {
@@ -55,6 +60,23 @@ impl TriangleObstacle {
         edges.sort_unstable();
         edges.dedup();
         edges
+    }
+
+    /// The plane it lies in, as (unit normal, a point on it, m), when every vertex is within
+    /// [`PLANAR_TOLERANCE`] of its extent from the plane through the first triangle; `None`
+    /// for a mesh that is not flat. The normal's sign is the first triangle's winding.
+    pub fn plane(&self) -> Option<(Vec3, Vec3)> {
+        let t = self.triangles.first()?.map(|i| self.vertices[i]);
+        let n = (t[1] - t[0]).cross(&(t[2] - t[0])).normalize();
+        let extent = self
+            .vertices
+            .iter()
+            .map(|v| (v - t[0]).norm())
+            .fold(0.0, f64::max);
+        self.vertices
+            .iter()
+            .all(|v| n.dot(&(v - t[0])).abs() <= PLANAR_TOLERANCE * extent)
+            .then_some((n, t[0]))
     }
 
     /// Adds its vertices (with their areas), edges and triangles to `surface` as member
@@ -198,5 +220,31 @@ mod tests {
                 .chain(&s.triangle_body)
                 .all(|&b| b == 3)
         );
+    }
+
+    /// A flat mesh has its plane, tilted or not, whatever its triangles' shapes; a vertex lifted
+    /// by 10⁻³ of the extent makes it not flat, one lifted by 10⁻⁸ (rounding of its
+    /// coordinates) does not.
+    #[test]
+    fn a_flat_mesh_has_a_plane_and_a_relief_has_none() {
+        let tilt = nalgebra::Rotation3::from_axis_angle(&Vector3::y_axis(), 0.35);
+        let square = |lift: f64| {
+            let v = vec![
+                Vector3::new(0.0, 0.0, 0.0),
+                Vector3::new(2.0, 0.0, 0.0),
+                Vector3::new(2.0, 1.0, lift),
+                Vector3::new(0.0, 1.0, 0.0),
+                Vector3::new(1.0, 0.5, 0.0),
+            ]
+            .into_iter()
+            .map(|p| tilt * p + Vector3::new(0.3, -1.0, 2.0))
+            .collect();
+            TriangleObstacle::new(v, vec![[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]])
+        };
+        let (n, p) = square(0.0).plane().unwrap();
+        assert!((n - tilt * Vector3::z()).norm() < 1e-12, "{n}");
+        assert!((p - Vector3::new(0.3, -1.0, 2.0)).norm() < 1e-12);
+        assert!(square(1e-8).plane().is_some());
+        assert!(square(2e-3).plane().is_none());
     }
 }
