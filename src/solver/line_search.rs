@@ -120,6 +120,36 @@ mod tests {
     use super::*;
     use nalgebra::Vector2;
 
+    /// E = `base` at x = 0 and `base + rise` everywhere else; the flat test answers `accept`
+    /// and counts its calls.
+    struct Rise {
+        base: f64,
+        rise: f64,
+        accept: bool,
+        calls: usize,
+    }
+
+    impl Rise {
+        fn new(base: f64, rise: f64, accept: bool) -> Rise {
+            Rise {
+                base,
+                rise,
+                accept,
+                calls: 0,
+            }
+        }
+    }
+
+    impl TrialPoints<2> for Rise {
+        fn energy(&mut self, x: &[Vector<2>]) -> f64 {
+            self.base + self.rise * x[0].norm().signum()
+        }
+        fn flat(&mut self, _: &[Vector<2>]) -> bool {
+            self.calls += 1;
+            self.accept
+        }
+    }
+
     /// A start at E = `energy` whose terms are as large as E, predicting `predicted_decrease`.
     fn start(energy: f64, predicted_decrease: f64) -> StartPoint {
         StartPoint {
@@ -177,18 +207,8 @@ mod tests {
     /// An increase beyond rounding (1e-9 relative: 4.5·10⁶ units) never reaches the flat test.
     #[test]
     fn a_real_increase_is_not_handed_to_the_flat_test() {
-        struct Up(usize);
-        impl TrialPoints<2> for Up {
-            fn energy(&mut self, x: &[Vector<2>]) -> f64 {
-                1.0 + 1e-9 * x[0].norm().signum()
-            }
-            fn flat(&mut self, _: &[Vector<2>]) -> bool {
-                self.0 += 1;
-                true
-            }
-        }
         let (x, p) = ([Vector2::zeros()], [Vector2::new(1.0, 0.0)]);
-        let mut up = Up(0);
+        let mut up = Rise::new(1.0, 1e-9, true);
         let f = backtrack(
             &x,
             &p,
@@ -199,7 +219,7 @@ mod tests {
             &mut up,
         )
         .unwrap_err();
-        assert_eq!((f.halvings, up.0), (5, 0));
+        assert_eq!((f.halvings, up.calls), (5, 0));
     }
 
     /// The same increase on a step whose predicted decrease is below E's rounding (zero here) goes
@@ -207,18 +227,8 @@ mod tests {
     /// an infinite E (a trial into contact) never does.
     #[test]
     fn an_unresolved_step_is_handed_to_the_flat_test_whatever_e_did() {
-        struct Up(usize, bool);
-        impl TrialPoints<2> for Up {
-            fn energy(&mut self, x: &[Vector<2>]) -> f64 {
-                1.0 + 1e-9 * x[0].norm().signum()
-            }
-            fn flat(&mut self, _: &[Vector<2>]) -> bool {
-                self.0 += 1;
-                self.1
-            }
-        }
         let (x, p) = ([Vector2::zeros()], [Vector2::new(1.0, 0.0)]);
-        let mut yes = Up(0, true);
+        let mut yes = Rise::new(1.0, 1e-9, true);
         let r = backtrack(
             &x,
             &p,
@@ -229,8 +239,8 @@ mod tests {
             &mut yes,
         )
         .unwrap();
-        assert_eq!((r.alpha, r.halvings, r.flat, yes.0), (1.0, 0, true, 1));
-        let mut no = Up(0, false);
+        assert_eq!((r.alpha, r.halvings, r.flat, yes.calls), (1.0, 0, true, 1));
+        let mut no = Rise::new(1.0, 1e-9, false);
         let f = backtrack(
             &x,
             &p,
@@ -241,7 +251,7 @@ mod tests {
             &mut no,
         )
         .unwrap_err();
-        assert_eq!((f.halvings, no.0), (5, 1));
+        assert_eq!((f.halvings, no.calls), (5, 1));
         struct Wall(usize);
         impl TrialPoints<2> for Wall {
             fn energy(&mut self, x: &[Vector<2>]) -> f64 {
@@ -275,26 +285,16 @@ mod tests {
     /// as small as E it is not (10⁶ times E's rounding) and is halved.
     #[test]
     fn rounding_is_taken_relative_to_the_terms() {
-        struct Up(usize);
-        impl TrialPoints<2> for Up {
-            fn energy(&mut self, x: &[Vector<2>]) -> f64 {
-                1e-6 + 1e-12 * x[0].norm().signum()
-            }
-            fn flat(&mut self, _: &[Vector<2>]) -> bool {
-                self.0 += 1;
-                true
-            }
-        }
         let (x, p) = ([Vector2::zeros()], [Vector2::new(1.0, 0.0)]);
         let at = |scale| StartPoint {
             energy: 1e-6,
             scale,
             predicted_decrease: 1e-9,
         };
-        let mut large = Up(0);
+        let mut large = Rise::new(1e-6, 1e-12, true);
         let r = backtrack(&x, &p, 1.0, 5, at(1.0), &mut [Vector2::zeros()], &mut large).unwrap();
-        assert_eq!((r.halvings, r.flat, large.0), (0, true, 1));
-        let mut small = Up(0);
+        assert_eq!((r.halvings, r.flat, large.calls), (0, true, 1));
+        let mut small = Rise::new(1e-6, 1e-12, true);
         let f = backtrack(
             &x,
             &p,
@@ -305,6 +305,6 @@ mod tests {
             &mut small,
         )
         .unwrap_err();
-        assert_eq!((f.halvings, small.0), (5, 0));
+        assert_eq!((f.halvings, small.calls), (5, 0));
     }
 }
