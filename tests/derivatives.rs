@@ -1800,3 +1800,171 @@ fn point_triangle_and_edge_edge_barriers_match_finite_differences_in_3d() {
         min_relative_eigenvalue(&dense_hessian::<3>(&term, &x, &step, 1.0, false)) >= -PSD_REL_TOL
     );
 }
+
+/// The normal damping's checks over `pairs` lagged at `x_n` (each within d̂ there): value,
+/// gradient and Hessian at an x displaced from `x_n` by `size` against central differences;
+/// each collision's stiffness against the second central difference of the barrier's own value
+/// (`BarrierParams::value`, times the mollifier of a mollified pair) at d(xⁿ); its opening
+/// s = ∇d(xⁿ)·(x − xⁿ) against d(x) − d(xⁿ) to first order (for a displacement of 0.02 d̂ and
+/// one 10⁻³ times that, the difference must shrink by about 10⁻⁶, at least 10⁻⁵, where an error
+/// of the first order would shrink it by 10⁻³ only); and the blocks PSD.
+fn normal_damping_over<const D: usize, P: ContactPair<D>>(
+    pairs: &[P],
+    x_n: &[V<D>],
+    params: &BarrierParams,
+    size: f64,
+) {
+    use stickslip::contact::collisions::damped;
+    use stickslip::contact::potentials::normal_damping::NormalDampingPotential;
+    let mut r = rng();
+    let (mut collisions, mut stencils) = (Vec::new(), Vec::new());
+    damped::lag(pairs, x_n, params, &mut collisions, &mut stencils);
+    assert_eq!(collisions.len(), pairs.len(), "every pair is within d̂");
+    assert_eq!(stencils.len(), P::NODES * pairs.len());
+    for (c, pair) in collisions.iter().zip(pairs) {
+        let d = pair.distance(x_n);
+        let e = 1e-4 * d;
+        let mut m = 1.0;
+        if P::MOLLIFIED {
+            let mut g = [V::<D>::zeros(); MAX_STENCIL];
+            let mut hm = vec![0.0; (D * MAX_STENCIL).pow(2)];
+            m = pair.mollifier(x_n, &mut g, &mut hm);
+        }
+        let b = |d: f64| m * params.value(d, pair.area());
+        let second = (b(d + e) - 2.0 * b(d) + b(d - e)) / (e * e);
+        assert!(
+            (c.stiffness - second).abs() <= 1e-5 * second.abs(),
+            "stiffness {} vs the barrier's second difference {second}",
+            c.stiffness
+        );
+        let dx: Vec<V<D>> = (0..x_n.len())
+            .map(|_| random::<D>(&mut r, 0.02 * params.dhat))
+            .collect();
+        let misfit = |scale: f64| {
+            let x: Vec<V<D>> = x_n.iter().zip(&dx).map(|(a, b)| a + b * scale).collect();
+            (c.opening(&x, x_n, P::NODES) - (pair.distance(&x) - d)).abs()
+        };
+        let (far, near) = (misfit(1.0), misfit(1e-3));
+        // 10⁻¹⁵ m: the rounding of a distance taken from coordinates of about 1 m (where d is
+        // linear in x, as for a half-space, both misfits are that rounding alone).
+        assert!(
+            near <= 1e-5 * far + 1e-15,
+            "opening not first order in the displacement: {far:e} at 1, {near:e} at 1e-3"
+        );
+    }
+    let beta = 2e-3;
+    let term = NormalDampingPotential::with_collisions(beta, P::NODES, collisions);
+    let x: Vec<V<D>> = x_n.iter().map(|a| a + random::<D>(&mut r, size)).collect();
+    let step = state(x_n, x_n, 1e-3);
+    let delta = vec![1e-3 * size; x.len()];
+    check_energy::<D>(&term, &x, &step, &delta, &vec![0.0; x.len()]);
+    assert!(term.hessian_is_psd());
+    assert!(
+        min_relative_eigenvalue(&dense_hessian::<D>(&term, &x, &step, 1.0, false)) >= -PSD_REL_TOL
+    );
+    // The force on a stencil moving at velocity v is −β_c k (∇d·v) ∇d per node: at rest, none.
+    let rest = node_gradient(&term, x_n, &step, 1.0);
+    assert!(rest.iter().all(|g| g.amax() == 0.0));
+}
+
+/// The normal damping (`contact::potentials::normal_damping`, docs/model.md "Contact damping")
+/// over node × half-space pairs in 2D and 3D, point–edge pairs in 2D, point–triangle pairs and
+/// edge–edge pairs (one nearly parallel, mollified) in 3D, each at fractions of d̂.
+#[test]
+fn normal_damping_matches_finite_differences_and_the_barriers_stiffness() {
+    use stickslip::contact::distance::edge_edge::mollifier_threshold;
+    let mut r = rng();
+    let dhat = 0.01;
+    let length = 2.0 * dhat;
+    let params = BarrierParams {
+        dhat,
+        kappa: 1e5,
+        kind: BarrierKind::Book,
+    };
+    // Nodes over a half-space, at 0.2, 0.5 and 0.9 d̂.
+    fn plane_case<const D: usize>(params: &BarrierParams) {
+        let n = slope_normal::<D>();
+        let plane = HalfSpace::new(n, V::<D>::zeros());
+        let pairs = plane_pairs(plane, 3, 0.05);
+        let mut r = rng();
+        let x_n: Vec<V<D>> = [0.2, 0.5, 0.9]
+            .iter()
+            .map(|s| orthogonal(&mut r, &n) * 0.3 + n * (s * params.dhat))
+            .collect();
+        normal_damping_over(&pairs, &x_n, params, 1e-4 * params.dhat);
+    }
+    plane_case::<2>(&params);
+    plane_case::<3>(&params);
+    // Point–edge pairs in 2D: over the edge and beyond an end.
+    let mut x = Vec::new();
+    let mut pairs = Vec::new();
+    for (k, &(t, s)) in [(0.4, 0.3), (0.7, 0.8), (1.2, 0.6)].iter().enumerate() {
+        let e0 = random::<2>(&mut r, 1.0);
+        let dir = random::<2>(&mut r, 1.0).normalize();
+        let up = V::<2>::new(-dir.y, dir.x);
+        let along = (t - f64::clamp(t, 0.0, 1.0)) * length;
+        let height = ((s * dhat).powi(2) - along * along).sqrt();
+        x.extend_from_slice(&[e0 + dir * (t * length) + up * height, e0, e0 + dir * length]);
+        pairs.push(PointEdge {
+            nodes: [3 * k, 3 * k + 1, 3 * k + 2],
+            vertex: k as u32,
+            edge: k as u32,
+            area: 0.05,
+            bodies: (0, 1),
+        });
+    }
+    normal_damping_over(&pairs, &x, &params, 1e-4 * dhat);
+    // Point–triangle pairs in 3D: the foot inside the triangle and beside an edge.
+    let mut x: Vec<V<3>> = Vec::new();
+    let mut triangles = Vec::new();
+    for (k, &(w, s)) in [([0.3, 0.3, 0.4], 0.3), ([0.55, -0.1, 0.55], 0.6)]
+        .iter()
+        .enumerate()
+    {
+        let t0 = random::<3>(&mut r, 1.0);
+        let e1 = random::<3>(&mut r, 1.0).normalize() * length;
+        let e2 = orthogonal(&mut r, &e1.normalize()) * length * 0.8 + e1 * 0.3;
+        let t = [t0, t0 + e1, t0 + e2];
+        let normal = e1.cross(&e2).normalize();
+        let foot = t[0] * w[0] + t[1] * w[1] + t[2] * w[2];
+        let outside = stickslip::contact::distance::point_triangle::distance(&foot, &t);
+        let height = ((s * dhat).powi(2) - outside * outside).sqrt();
+        x.push(foot + normal * height);
+        x.extend_from_slice(&t);
+        triangles.push(PointTriangle {
+            nodes: [4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3],
+            vertex: k as u32,
+            triangle: k as u32,
+            area: 0.05,
+            bodies: (0, 1),
+        });
+    }
+    normal_damping_over(&triangles, &x, &params, 1e-4 * dhat);
+    // Edge–edge pairs: crossing, and nearly parallel (mollified).
+    let mut x: Vec<V<3>> = Vec::new();
+    let mut edges = Vec::new();
+    for (k, &(angle, s)) in [(1.2f64, 0.4), (0.02, 0.5)].iter().enumerate() {
+        let c = random::<3>(&mut r, 1.0);
+        let u = random::<3>(&mut r, 1.0).normalize();
+        let up = orthogonal(&mut r, &u);
+        let side = up.cross(&u);
+        let v = u * angle.cos() + side * angle.sin();
+        let cb = c + up * (s * dhat);
+        let nodes = [
+            c - u * (0.5 * length),
+            c + u * (0.5 * length),
+            cb - v * (0.6 * length),
+            cb + v * (0.6 * length),
+        ];
+        x.extend_from_slice(&nodes);
+        edges.push(EdgeEdge {
+            nodes: [4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3],
+            first: k as u32,
+            second: k as u32,
+            area: 0.05,
+            threshold: mollifier_threshold(&nodes),
+            bodies: (0, 1),
+        });
+    }
+    normal_damping_over(&edges, &x, &params, 1e-4 * dhat);
+}

@@ -37,5 +37,5 @@ pub use obstacles::half_space::HalfSpace;
 pub use pair::{ContactPair, MAX_STENCIL, TangentBasis, TangentFrame};
 pub use potentials::barrier::{BarrierKind, BarrierParams};
 pub use potentials::friction::FrictionParams;
-pub use stage::{ContactPoint, ContactStage, PairDistance};
+pub use stage::{ContactPoint, ContactStage, ContactTerm, PairDistance};
 pub use surface::ContactSurface;

@@ -2,10 +2,12 @@
 //! object-safe trait, so that a [`crate::contact::ContactStage`] holds any mix of pair types.
 
 use crate::contact::candidates::CandidateSource;
+use crate::contact::collisions::damped;
 use crate::contact::collisions::tangential::{self, TangentialCollision};
 use crate::contact::pair::MAX_STENCIL;
 use crate::contact::potentials::barrier::{BarrierParams, BarrierPotential, MOLLIFIER_HESSIAN};
 use crate::contact::potentials::friction::{FrictionParams, FrictionPotential, blended_mu_lambda};
+use crate::contact::potentials::normal_damping::NormalDampingPotential;
 use crate::contact::{ContactPair, FrictionTable};
 use crate::energy::{Energy, StepState, Vector};
 
@@ -106,6 +108,9 @@ pub trait PairSet<const D: usize>: Send + Sync {
     /// Friction as a term of E.
     fn friction(&self) -> &dyn Energy<D>;
 
+    /// The normal damping as a term of E (`None` without it: `barrier.damping` zero).
+    fn damping(&self) -> Option<&dyn Energy<D>>;
+
     /// Every lagged friction contact at `x`, appended to `out`.
     fn contacts(&self, x: &[Vector<D>], step: &StepState<D>, out: &mut Vec<ContactPoint<D>>);
 
@@ -118,17 +123,20 @@ pub struct Pairs<const D: usize, S: CandidateSource<D>> {
     source: S,
     barrier: BarrierPotential<D, S::Pair>,
     friction: FrictionPotential<D>,
+    damping: Option<NormalDampingPotential<D>>,
     relag_collisions: Vec<TangentialCollision<D>>,
     relag_stencils: Vec<usize>,
 }
 
 impl<const D: usize, S: CandidateSource<D>> Pairs<D, S> {
-    /// The stages over `source`'s pairs with the barrier's and friction's constants.
-    pub fn new(source: S, barrier: BarrierParams, friction: FrictionParams) -> Self {
+    /// The stages over `source`'s pairs with the barrier's and friction's constants and the
+    /// normal damping's β_c (s; none when zero).
+    pub fn new(source: S, barrier: BarrierParams, friction: FrictionParams, damping: f64) -> Self {
         Pairs {
             source,
             barrier: BarrierPotential::new(barrier),
             friction: FrictionPotential::new(friction, S::Pair::NODES),
+            damping: (damping > 0.0).then(|| NormalDampingPotential::new(damping, S::Pair::NODES)),
             relag_collisions: Vec::new(),
             relag_stencils: Vec::new(),
         }
@@ -160,6 +168,15 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
             &mut self.friction.collisions,
             &mut self.friction.stencils,
         );
+        if let Some(damping) = &mut self.damping {
+            damped::lag(
+                self.barrier.candidates(),
+                x,
+                self.barrier.params(),
+                &mut damping.collisions,
+                &mut damping.stencils,
+            );
+        }
     }
 
     fn relag(&mut self, x: &[Vector<D>], table: &FrictionTable) -> (f64, f64) {
@@ -189,6 +206,10 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
 
     fn friction(&self) -> &dyn Energy<D> {
         &self.friction
+    }
+
+    fn damping(&self) -> Option<&dyn Energy<D>> {
+        self.damping.as_ref().map(|d| d as &dyn Energy<D>)
     }
 
     fn contacts(&self, x: &[Vector<D>], step: &StepState<D>, out: &mut Vec<ContactPoint<D>>) {

@@ -24,10 +24,23 @@ use crate::energy::{Energy, StepState, Vec3, Vector};
 
 pub use crate::contact::pair_set::{ContactPoint, PairDistance};
 
+/// What a contact potential is ([`ContactStage::potential`]), for the force outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContactTerm {
+    /// The barrier (`contact::potentials::barrier`).
+    Barrier,
+    /// Friction (`contact::potentials::friction`).
+    Friction,
+    /// The normal damping (`contact::potentials::normal_damping`).
+    Damping,
+}
+
 /// The contact stage.
 pub struct ContactStage<const D: usize> {
     barrier: BarrierParams,
     friction: FrictionParams,
+    /// The normal damping's β_c, s (zero: none).
+    damping: f64,
     table: FrictionTable,
     sets: Vec<Box<dyn PairSet<D>>>,
 }
@@ -39,9 +52,26 @@ impl<const D: usize> ContactStage<D> {
         ContactStage {
             barrier,
             friction,
+            damping: 0.0,
             table,
             sets: Vec::new(),
         }
+    }
+
+    /// The stage with the barrier damped along each pair's normal with damping time `beta`, s
+    /// (`contact::potentials::normal_damping`; zero: none). Set before any pairs are added.
+    pub fn with_normal_damping(mut self, beta: f64) -> Self {
+        assert!(
+            self.sets.is_empty(),
+            "the normal damping is set before the pairs are added"
+        );
+        self.damping = beta;
+        self
+    }
+
+    /// The normal damping's β_c, s (zero: none).
+    pub fn normal_damping(&self) -> f64 {
+        self.damping
     }
 
     /// Node × half-space pairs between every vertex of `surface` and every half-space of
@@ -52,8 +82,12 @@ impl<const D: usize> ContactStage<D> {
         half_spaces: &[(HalfSpace<D>, usize)],
     ) {
         let source = PlaneVertexSource::new(&surface, half_spaces);
-        self.sets
-            .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
+        self.sets.push(Box::new(Pairs::new(
+            source,
+            self.barrier,
+            self.friction,
+            self.damping,
+        )));
     }
 
     /// Point–edge pairs (SPEC.md §7) between the boundary vertices and edges of `surface`'s
@@ -62,13 +96,18 @@ impl<const D: usize> ContactStage<D> {
     /// from the friction table's `bodies` on) never pair with each other.
     pub fn add_point_edges(&mut self, surface: ContactSurface) {
         let source = PointEdgeSource::new(&surface, self.table.bodies);
-        self.sets
-            .push(Box::new(Pairs::new(source, self.barrier, self.friction)));
+        self.sets.push(Box::new(Pairs::new(
+            source,
+            self.barrier,
+            self.friction,
+            self.damping,
+        )));
         let corrections = VertexVertexSource::new(&surface, self.table.bodies);
         self.sets.push(Box::new(Pairs::new(
             corrections,
             self.barrier,
             self.friction,
+            self.damping,
         )));
     }
 
@@ -142,14 +181,35 @@ impl<const D: usize> ContactStage<D> {
             )
     }
 
-    /// The contact potentials, two per pair set (barrier, friction), in a fixed order.
+    /// Contact potentials per pair set: barrier, friction and, with a normal damping, damping.
+    fn per_set(&self) -> usize {
+        if self.damping > 0.0 { 3 } else { 2 }
+    }
+
+    /// The contact potentials, two or three per pair set ([`ContactStage::potential`]), in a
+    /// fixed order.
     pub fn potentials(&self) -> impl Iterator<Item = &dyn Energy<D>> {
-        self.sets.iter().flat_map(|s| [s.barrier(), s.friction()])
+        (0..self.potential_count()).map(|k| self.potential(k).1)
+    }
+
+    /// The k-th contact potential and what it is: per pair set in turn, the barrier, friction
+    /// and, with a normal damping, the damping.
+    pub fn potential(&self, k: usize) -> (ContactTerm, &dyn Energy<D>) {
+        let set = &self.sets[k / self.per_set()];
+        match k % self.per_set() {
+            0 => (ContactTerm::Barrier, set.barrier()),
+            1 => (ContactTerm::Friction, set.friction()),
+            _ => (
+                ContactTerm::Damping,
+                set.damping()
+                    .expect("a stage with a normal damping gives every pair set one"),
+            ),
+        }
     }
 
     /// Number of contact potentials ([`ContactStage::potentials`]).
     pub fn potential_count(&self) -> usize {
-        2 * self.sets.len()
+        self.per_set() * self.sets.len()
     }
 
     /// Every lagged friction contact at `x` into `out` (cleared first).
@@ -177,10 +237,18 @@ impl ContactStage<3> {
     /// of obstacles (numbered from the friction table's `bodies` on) never pair with each other.
     pub fn add_triangle_pairs(&mut self, surface: &ContactSurface, rest: &[Vec3]) {
         let points = PointTriangleSource::new(surface, self.table.bodies);
-        self.sets
-            .push(Box::new(Pairs::new(points, self.barrier, self.friction)));
+        self.sets.push(Box::new(Pairs::new(
+            points,
+            self.barrier,
+            self.friction,
+            self.damping,
+        )));
         let edges = EdgeEdgeSource::new(surface, rest, self.table.bodies);
-        self.sets
-            .push(Box::new(Pairs::new(edges, self.barrier, self.friction)));
+        self.sets.push(Box::new(Pairs::new(
+            edges,
+            self.barrier,
+            self.friction,
+            self.damping,
+        )));
     }
 }

@@ -10,7 +10,7 @@
 //! `lagging_tol` relative to the largest normal force, up to `max_lagging` times. A fixed point
 //! has λ^used = λ(x^{n+1}), as in the book's lecture 9.3 and IPC's friction iterations.
 
-use crate::contact::{ContactPoint, ContactStage};
+use crate::contact::{ContactPoint, ContactStage, ContactTerm};
 use crate::energy::inertia::InertiaEnergy;
 use crate::energy::{Energy, StepState, Vector};
 
@@ -411,9 +411,11 @@ impl<const D: usize> Simulation<D> {
     }
 
     /// The contact and friction forces on every node at the current x with the last step's
-    /// lagged friction, N: −∂Ψ_barrier/∂x into `barrier` and −∂Ψ_friction/∂x into `friction`
-    /// (both zeroed first; zero without contact). Friction is zero before the first step.
-    /// `buf` holds the element forces meanwhile (kept by the caller between calls).
+    /// lagged friction, N: the normal contact force −∂Ψ_barrier/∂x (with a normal damping,
+    /// −∂Ψ_damping/∂x added: it acts along the normals) into `barrier` and −∂Ψ_friction/∂x into
+    /// `friction` (both zeroed first; zero without contact). Friction and damping are zero
+    /// before the first step. `buf` holds the element forces meanwhile (kept by the caller
+    /// between calls).
     pub fn contact_forces(
         &self,
         barrier: &mut [Vector<D>],
@@ -426,14 +428,15 @@ impl<const D: usize> Simulation<D> {
             return;
         };
         let state = self.last_step_state();
-        for (k, term) in contact.potentials().enumerate() {
-            if k % 2 == 1 && self.step == 0 {
+        for k in 0..contact.potential_count() {
+            let (kind, term) = contact.potential(k);
+            if kind != ContactTerm::Barrier && self.step == 0 {
                 continue;
             }
-            let out = if k % 2 == 0 {
-                &mut *barrier
-            } else {
+            let out = if kind == ContactTerm::Friction {
                 &mut *friction
+            } else {
+                &mut *barrier
             };
             let elements = term.elements();
             buf.clear();

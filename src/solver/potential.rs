@@ -84,12 +84,7 @@ fn term<'a, const D: usize>(
         let c = contact
             .as_ref()
             .expect("a contact potential's slot has a stage");
-        let set = &c.sets()[(i - terms.len()) / 2];
-        if (i - terms.len()).is_multiple_of(2) {
-            set.barrier()
-        } else {
-            set.friction()
-        }
+        c.potential(i - terms.len()).1
     }
 }
 

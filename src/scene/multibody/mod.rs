@@ -172,6 +172,8 @@ pub struct MultibodyScene {
     pub max_lagging: usize,
     /// The barrier.
     pub barrier: BarrierParams,
+    /// The barrier's normal damping β_c, s (zero: none; `contact::potentials::normal_damping`).
+    pub contact_damping: f64,
     /// h, s.
     pub h: f64,
     /// Duration, s.
@@ -332,6 +334,7 @@ impl MultibodyScene {
             lagging_tol: fr.lagging_tol,
             max_lagging: fr.max_lagging,
             barrier,
+            contact_damping: settings.contact_damping,
             h: f.time.h,
             duration: f.time.duration,
             tol: n.tol,

@@ -263,6 +263,14 @@ pub struct BarrierSection {
     pub dhat: f64,
     /// Stiffness κ, Pa.
     pub kappa: f64,
+    /// The barrier's normal damping β_c, s (≥ 0; absent or 0: none;
+    /// `contact::potentials::normal_damping`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub damping: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A scene case file as written.

@@ -19,6 +19,8 @@ pub(super) struct SceneSettings {
     pub friction_pairs: Vec<(usize, usize, Coefficients)>,
     /// The barrier.
     pub barrier: BarrierParams,
+    /// The barrier's normal damping β_c, s (zero: none).
+    pub contact_damping: f64,
 }
 
 impl Validator<'_> {
@@ -89,6 +91,7 @@ impl Validator<'_> {
         }
         self.positive("barrier.dhat", barrier.dhat)?;
         self.positive("barrier.kappa", barrier.kappa)?;
+        self.non_negative("barrier.damping", barrier.damping)?;
         self.positive("time.h", time.h)?;
         self.positive("time.duration", time.duration)?;
         let steps = (time.duration / time.h).round();
@@ -141,6 +144,7 @@ impl Validator<'_> {
                 kappa: barrier.kappa,
                 kind: barrier.kind,
             },
+            contact_damping: barrier.damping,
         })
     }
 

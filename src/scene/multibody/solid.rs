@@ -126,6 +126,8 @@ pub struct SolidScene {
     pub max_lagging: usize,
     /// The barrier.
     pub barrier: BarrierParams,
+    /// The barrier's normal damping β_c, s (zero: none; `contact::potentials::normal_damping`).
+    pub contact_damping: f64,
     /// h, s.
     pub h: f64,
     /// Duration, s.
@@ -275,6 +277,7 @@ impl SolidScene {
             lagging_tol: fr.lagging_tol,
             max_lagging: fr.max_lagging,
             barrier: settings.barrier,
+            contact_damping: settings.contact_damping,
             h: f.time.h,
             duration: f.time.duration,
             tol: n.tol,
@@ -369,7 +372,8 @@ impl SolidScene {
                 entries: self.friction_pairs.clone(),
                 bodies: self.bodies.len(),
             },
-        );
+        )
+        .with_normal_damping(self.contact_damping);
         let half_spaces: Vec<_> = self
             .obstacles
             .iter()

@@ -126,7 +126,8 @@ impl MultibodyScene {
                 stick_filter: self.stick_filter,
             },
             table,
-        );
+        )
+        .with_normal_damping(self.contact_damping);
         let half_spaces: Vec<_> = self
             .obstacles
             .iter()
