@@ -1687,32 +1687,22 @@ fn vertex_vertex_corrections_cancel_duplicate_point_edge_pairs() {
     }
 }
 
-/// Point–triangle pairs (the point over the face, beside an edge, beyond a vertex) and
-/// edge–edge pairs (crossing, and nearly parallel within the mollifier's threshold, m ≈ 0.64)
-/// at fractions of d̂, through the barrier's general path with its exact Hessian, the
-/// mollified energy m A b(d) included (SPEC.md §7): gradient and Hessian against central
-/// differences; the solver's projected blocks PSD.
-#[test]
-fn point_triangle_and_edge_edge_barriers_match_finite_differences_in_3d() {
-    use stickslip::contact::distance::edge_edge::mollifier_threshold;
-    let mut r = rng();
-    let dhat = 0.01;
+/// Point–triangle pairs of contact area 0.05, one per entry of `layout` (barycentric weights of
+/// the foot on the triangle's plane, distance over `dhat`), each on its own random triangle
+/// with sides about 2 d̂; a foot outside the triangle is pushed further out in-plane so the
+/// closest point is on its boundary. The positions and the pairs.
+fn point_triangle_pairs(
+    r: &mut ChaCha8Rng,
+    dhat: f64,
+    layout: &[([f64; 3], f64)],
+) -> (Vec<V<3>>, Vec<PointTriangle>) {
     let length = 2.0 * dhat;
     let mut x: Vec<V<3>> = Vec::new();
     let mut triangles = Vec::new();
-    // (barycentric weights of the foot on the triangle's plane, distance over d̂); a foot
-    // outside the triangle is pushed further out in-plane so the closest point is on its
-    // boundary.
-    let layout: [([f64; 3], f64); 4] = [
-        ([0.3, 0.3, 0.4], 0.3),
-        ([0.2, 0.5, 0.3], 0.8),
-        ([0.55, -0.1, 0.55], 0.6),
-        ([1.15, -0.05, -0.1], 0.5),
-    ];
     for (k, &(w, s)) in layout.iter().enumerate() {
-        let t0 = random::<3>(&mut r, 1.0);
-        let e1 = random::<3>(&mut r, 1.0).normalize() * length;
-        let e2 = orthogonal(&mut r, &e1.normalize()) * length * 0.8 + e1 * 0.3;
+        let t0 = random::<3>(r, 1.0);
+        let e1 = random::<3>(r, 1.0).normalize() * length;
+        let e2 = orthogonal(r, &e1.normalize()) * length * 0.8 + e1 * 0.3;
         let t = [t0, t0 + e1, t0 + e2];
         let normal = e1.cross(&e2).normalize();
         let foot = t[0] * w[0] + t[1] * w[1] + t[2] * w[2];
@@ -1729,6 +1719,63 @@ fn point_triangle_and_edge_edge_barriers_match_finite_differences_in_3d() {
             bodies: (0, 1),
         });
     }
+    (x, triangles)
+}
+
+/// Edge–edge pairs of contact area 0.05, one per entry of `cases` (angle between the edges,
+/// rad; distance over `dhat`), both centred over each other so the closest points are inside
+/// both. The positions and the pairs.
+fn edge_edge_pairs(
+    r: &mut ChaCha8Rng,
+    dhat: f64,
+    cases: &[(f64, f64)],
+) -> (Vec<V<3>>, Vec<EdgeEdge>) {
+    use stickslip::contact::distance::edge_edge::mollifier_threshold;
+    let length = 2.0 * dhat;
+    let mut x: Vec<V<3>> = Vec::new();
+    let mut edges = Vec::new();
+    for (k, &(angle, s)) in cases.iter().enumerate() {
+        let c = random::<3>(r, 1.0);
+        let u = random::<3>(r, 1.0).normalize();
+        let up = orthogonal(r, &u);
+        let side = up.cross(&u);
+        let v = u * angle.cos() + side * angle.sin();
+        let (a0, a1) = (c - u * (0.5 * length), c + u * (0.5 * length));
+        let cb = c + up * (s * dhat);
+        let (b0, b1) = (cb - v * (0.6 * length), cb + v * (0.6 * length));
+        let nodes = [a0, a1, b0, b1];
+        x.extend_from_slice(&nodes);
+        edges.push(EdgeEdge {
+            nodes: [4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3],
+            first: k as u32,
+            second: k as u32,
+            area: 0.05,
+            threshold: mollifier_threshold(&nodes),
+            bodies: (0, 1),
+        });
+    }
+    (x, edges)
+}
+
+/// Point–triangle pairs (the point over the face, beside an edge, beyond a vertex) and
+/// edge–edge pairs (crossing, and nearly parallel within the mollifier's threshold, m ≈ 0.64)
+/// at fractions of d̂, through the barrier's general path with its exact Hessian, the
+/// mollified energy m A b(d) included (SPEC.md §7): gradient and Hessian against central
+/// differences; the solver's projected blocks PSD.
+#[test]
+fn point_triangle_and_edge_edge_barriers_match_finite_differences_in_3d() {
+    let mut r = rng();
+    let dhat = 0.01;
+    // (barycentric weights of the foot on the triangle's plane, distance over d̂); a foot
+    // outside the triangle is pushed further out in-plane so the closest point is on its
+    // boundary.
+    let layout: [([f64; 3], f64); 4] = [
+        ([0.3, 0.3, 0.4], 0.3),
+        ([0.2, 0.5, 0.3], 0.8),
+        ([0.55, -0.1, 0.55], 0.6),
+        ([1.15, -0.05, -0.1], 0.5),
+    ];
+    let (x, triangles) = point_triangle_pairs(&mut r, dhat, &layout);
     let zeros = vec![V::<3>::zeros(); x.len()];
     let step = state(&zeros, &zeros, 0.01);
     let delta = vec![1e-6 * dhat; x.len()];
@@ -1756,28 +1803,7 @@ fn point_triangle_and_edge_edge_barriers_match_finite_differences_in_3d() {
 
     // Edge pairs: (angle between the edges, rad; distance over d̂), both centred over each
     // other, so the closest points are inside both.
-    let mut x: Vec<V<3>> = Vec::new();
-    let mut edges = Vec::new();
-    for (k, &(angle, s)) in [(1.2f64, 0.4), (0.6, 0.7), (0.02, 0.5)].iter().enumerate() {
-        let c = random::<3>(&mut r, 1.0);
-        let u = random::<3>(&mut r, 1.0).normalize();
-        let up = orthogonal(&mut r, &u);
-        let side = up.cross(&u);
-        let v = u * angle.cos() + side * angle.sin();
-        let (a0, a1) = (c - u * (0.5 * length), c + u * (0.5 * length));
-        let cb = c + up * (s * dhat);
-        let (b0, b1) = (cb - v * (0.6 * length), cb + v * (0.6 * length));
-        let nodes = [a0, a1, b0, b1];
-        x.extend_from_slice(&nodes);
-        edges.push(EdgeEdge {
-            nodes: [4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3],
-            first: k as u32,
-            second: k as u32,
-            area: 0.05,
-            threshold: mollifier_threshold(&nodes),
-            bodies: (0, 1),
-        });
-    }
+    let (x, edges) = edge_edge_pairs(&mut r, dhat, &[(1.2, 0.4), (0.6, 0.7), (0.02, 0.5)]);
     let zeros = vec![V::<3>::zeros(); x.len()];
     let step = state(&zeros, &zeros, 0.01);
     let term = BarrierPotential::with_candidates(params, edges.clone(), &x);
@@ -1872,7 +1898,6 @@ fn normal_damping_over<const D: usize, P: ContactPair<D>>(
 /// edge–edge pairs (one nearly parallel, mollified) in 3D, each at fractions of d̂.
 #[test]
 fn normal_damping_matches_finite_differences_and_the_barriers_stiffness() {
-    use stickslip::contact::distance::edge_edge::mollifier_threshold;
     let mut r = rng();
     let dhat = 0.01;
     let length = 2.0 * dhat;
@@ -1915,56 +1940,13 @@ fn normal_damping_matches_finite_differences_and_the_barriers_stiffness() {
     }
     normal_damping_over(&pairs, &x, &params, 1e-4 * dhat);
     // Point–triangle pairs in 3D: the foot inside the triangle and beside an edge.
-    let mut x: Vec<V<3>> = Vec::new();
-    let mut triangles = Vec::new();
-    for (k, &(w, s)) in [([0.3, 0.3, 0.4], 0.3), ([0.55, -0.1, 0.55], 0.6)]
-        .iter()
-        .enumerate()
-    {
-        let t0 = random::<3>(&mut r, 1.0);
-        let e1 = random::<3>(&mut r, 1.0).normalize() * length;
-        let e2 = orthogonal(&mut r, &e1.normalize()) * length * 0.8 + e1 * 0.3;
-        let t = [t0, t0 + e1, t0 + e2];
-        let normal = e1.cross(&e2).normalize();
-        let foot = t[0] * w[0] + t[1] * w[1] + t[2] * w[2];
-        let outside = stickslip::contact::distance::point_triangle::distance(&foot, &t);
-        let height = ((s * dhat).powi(2) - outside * outside).sqrt();
-        x.push(foot + normal * height);
-        x.extend_from_slice(&t);
-        triangles.push(PointTriangle {
-            nodes: [4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3],
-            vertex: k as u32,
-            triangle: k as u32,
-            area: 0.05,
-            bodies: (0, 1),
-        });
-    }
+    let (x, triangles) = point_triangle_pairs(
+        &mut r,
+        dhat,
+        &[([0.3, 0.3, 0.4], 0.3), ([0.55, -0.1, 0.55], 0.6)],
+    );
     normal_damping_over(&triangles, &x, &params, 1e-4 * dhat);
     // Edge–edge pairs: crossing, and nearly parallel (mollified).
-    let mut x: Vec<V<3>> = Vec::new();
-    let mut edges = Vec::new();
-    for (k, &(angle, s)) in [(1.2f64, 0.4), (0.02, 0.5)].iter().enumerate() {
-        let c = random::<3>(&mut r, 1.0);
-        let u = random::<3>(&mut r, 1.0).normalize();
-        let up = orthogonal(&mut r, &u);
-        let side = up.cross(&u);
-        let v = u * angle.cos() + side * angle.sin();
-        let cb = c + up * (s * dhat);
-        let nodes = [
-            c - u * (0.5 * length),
-            c + u * (0.5 * length),
-            cb - v * (0.6 * length),
-            cb + v * (0.6 * length),
-        ];
-        x.extend_from_slice(&nodes);
-        edges.push(EdgeEdge {
-            nodes: [4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3],
-            first: k as u32,
-            second: k as u32,
-            area: 0.05,
-            threshold: mollifier_threshold(&nodes),
-            bodies: (0, 1),
-        });
-    }
+    let (x, edges) = edge_edge_pairs(&mut r, dhat, &[(1.2, 0.4), (0.02, 0.5)]);
     normal_damping_over(&edges, &x, &params, 1e-4 * dhat);
 }
