@@ -12,7 +12,8 @@
 //! * a body on an incline: its downhill speed with a t (or the creep v* where friction holds),
 //!   and a box's tilt with the slide-or-tip rule's 10° where the rule applies, else its downhill
 //!   distance with ½ a t²;
-//! * anything else: each body's slip speed over its support.
+//! * anything else (the football bouncing to rest): each body's centroid speed and rotation
+//!   speed ρ|ω|, log scale, with ε_v.
 //!
 //! [`solid_panels`] computes the content from a finished [`SolidRunner`] apart from drawing
 //! (`scene_plot::render`), so tests can read what is drawn.
@@ -154,25 +155,55 @@ pub fn solid_panels(runner: &SolidRunner) -> Vec<Panel> {
             second,
         ];
     }
+    fallback_panels(runner, t_end)
+}
+
+/// No closed form applies (a body thrown, bouncing or resting on a level support): how each body
+/// comes to rest, as its centroid's speed and its rotation's speed ρ|ω| (ρ its nodes' largest
+/// distance from its centroid at t = 0, so that both are m/s and compare with ε_v), log scale,
+/// floored at ε_v/100 (a log axis has no zero).
+fn fallback_panels(runner: &SolidRunner, t_end: f64) -> Vec<Panel> {
+    let sc = &runner.scene;
     let floor = 1e-2 * sc.eps_v;
-    vec![Panel {
-        title: "slip speed over the support".into(),
-        y_desc: "slip speed (m/s, log)".into(),
-        log_y: true,
-        curves: (0..sc.bodies.len())
+    let series = |f: &dyn Fn(usize, &crate::run::multibody::solid::SolidBodyState) -> f64| {
+        (0..sc.bodies.len())
             .map(|k| {
-                measured(
-                    name(k),
-                    runner
-                        .rows
-                        .iter()
-                        .map(|r| (r.t, r.bodies[k].slip.max(floor)))
-                        .collect(),
-                    k,
-                )
+                let points = runner
+                    .rows
+                    .iter()
+                    .map(|r| (r.t, f(k, &r.bodies[k]).max(floor)))
+                    .collect();
+                measured(sc.bodies[k].name.clone(), points, k)
             })
-            .collect(),
-    }]
+            .chain(std::iter::once(level(
+                format!("ε_v = {} m/s", Sig(sc.eps_v)),
+                sc.eps_v,
+                t_end,
+            )))
+            .collect::<Vec<Curve>>()
+    };
+    let radii: Vec<f64> = sc.bodies.iter().map(|b| reach(&b.mesh.x0)).collect();
+    vec![
+        Panel {
+            title: "speed of each body's centroid".into(),
+            y_desc: "|v| (m/s, log)".into(),
+            log_y: true,
+            curves: series(&|_, b| b.velocity.norm()),
+        },
+        Panel {
+            title: "speed of rotation ρ |ω| (ρ: the body's reach from its centroid)".into(),
+            y_desc: "ρ |ω| (m/s, log)".into(),
+            log_y: true,
+            curves: series(&|k, b| radii[k] * b.angular_velocity.norm()),
+        },
+    ]
+}
+
+/// The largest distance of `x` from its mean, m (the mean of the nodes: the reach only sets the
+/// scale of a figure's rotation speed).
+pub fn reach(x: &[Vec3]) -> f64 {
+    let centre = x.iter().fold(Vec3::zeros(), |s, p| s + p) / x.len().max(1) as f64;
+    x.iter().map(|p| (p - centre).norm()).fold(0.0, f64::max)
 }
 
 /// A puck's two panels: v and R ω, then ε = v/(R ω) while both are above 0.5 % of their start.
