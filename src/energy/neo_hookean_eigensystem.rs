@@ -110,17 +110,55 @@ fn add_outer(k: &mut [f64; 81], l: f64, q: &Matrix3<f64>) {
 /// and twists can be negative, and each negative one is taken out, k −= λ q qᵀ, without A's
 /// eigen-decomposition; otherwise [`project_by_recomposition`].
 pub fn project(k: &mut [f64; 81], f: &Matrix3<f64>, mu: f64, lambda: f64) -> bool {
+    let Some(negative) = negative_modes(f, mu, lambda) else {
+        return project_by_recomposition(k, f, mu, lambda);
+    };
+    for (l, q) in negative.pairs() {
+        add_outer(k, -l, q);
+    }
+    negative.count > 0
+}
+
+/// The negative flip and twist eigenpairs of ∂²Ψ/∂F² at one F: what [`project`] takes out where
+/// the scaling block is positive definite.
+#[derive(Clone, Copy, Debug)]
+pub struct NegativeModes {
+    /// How many of `all` are in use.
+    pub count: usize,
+    /// (λ, q): eigenvalue (Pa, < 0) and unit eigenvector as a 3 × 3 matrix; the first `count`.
+    all: [(f64, Matrix3<f64>); 6],
+}
+
+impl NegativeModes {
+    /// No negative mode (the unprojected K).
+    pub fn none() -> Self {
+        NegativeModes {
+            count: 0,
+            all: [(0.0, Matrix3::zeros()); 6],
+        }
+    }
+
+    /// The pairs in use.
+    pub fn pairs(&self) -> &[(f64, Matrix3<f64>)] {
+        &self.all[..self.count]
+    }
+}
+
+/// Where the scaling block A is positive definite (every element but the strongly compressed or
+/// inverted), the negative flips and twists at `f`, the only negative eigenpairs there; `None`
+/// where A is not (then [`project_by_recomposition`]).
+pub fn negative_modes(f: &Matrix3<f64>, mu: f64, lambda: f64) -> Option<NegativeModes> {
     let (u, s, v_t) = signed_svd(f);
     let (values, a) = values_and_scaling(&s, mu, lambda);
     if !positive_definite(&a) {
-        return project_by_recomposition(k, f, mu, lambda);
+        return None;
     }
-    let mut changed = false;
+    let mut out = NegativeModes::none();
     for (m, &l) in values.iter().enumerate().filter(|(_, l)| **l < 0.0) {
-        add_outer(k, -l, &flip_twist_vector(&u, &v_t, m));
-        changed = true;
+        out.all[out.count] = (l, flip_twist_vector(&u, &v_t, m));
+        out.count += 1;
     }
-    changed
+    Some(out)
 }
 
 /// As [`project`], always from all nine pairs: `k` left as it is (bit for bit) when no
