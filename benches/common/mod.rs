@@ -29,6 +29,7 @@ impl SquareBlocks {
             form: BlockForm::Full,
             blocks: &self.blocks[t],
             fixed: true,
+            by_element: false,
             reserve: Elements::NONE,
         }
     }

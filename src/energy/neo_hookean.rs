@@ -610,6 +610,23 @@ impl<const D: usize> Energy<D> for NeoHookean<D> {
         self.blocks(x, weight, true, out);
     }
 
+    /// Meshes of [`PARALLEL_ELEMENTS`] or more whose blocks are projected (`Clamp`: no
+    /// fallback projection replaces them later).
+    fn assembles_by_element(&self) -> bool {
+        self.len() >= PARALLEL_ELEMENTS && self.projection == Projection::Clamp
+    }
+
+    fn element_block(
+        &self,
+        x: &[Vector<D>],
+        _step: &StepState<D>,
+        weight: f64,
+        e: usize,
+        out: &mut [f64],
+    ) {
+        self.element_hessian(x, e, weight, self.projection == Projection::Clamp, out);
+    }
+
     fn depends_on_step(&self) -> bool {
         false
     }

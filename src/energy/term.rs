@@ -158,6 +158,27 @@ pub trait Energy<const D: usize>: Send + Sync {
         self.hessian(x, step, weight, out);
     }
 
+    /// Whether the solver may make this term's blocks one element at a time as it assembles
+    /// them ([`Energy::element_block`]) rather than all of them into a buffer first; false
+    /// unless the term says otherwise. For large meshes, whose buffer of blocks is larger
+    /// than the caches (`solver::assembly`, docs/benchmarks.md).
+    fn assembles_by_element(&self) -> bool {
+        false
+    }
+
+    /// Element e's block of [`Energy::hessian`] into `out` (one block, its layout), bit for bit
+    /// the one [`Energy::hessian`] gives, for a term whose [`Energy::assembles_by_element`] is
+    /// true, N/m; the others leave `out` as it is.
+    fn element_block(
+        &self,
+        _x: &[Vector<D>],
+        _step: &StepState<D>,
+        _weight: f64,
+        _e: usize,
+        _out: &mut [f64],
+    ) {
+    }
+
     /// Whether Ψ is linear in x (its Hessian is zero and never assembled).
     fn is_linear(&self) -> bool {
         false

@@ -25,6 +25,13 @@
 //! into the band, which is then factored in place, so a failed factorisation is retried from
 //! the blocks ([`HessianSystem::restore`]).
 //!
+//! A large term whose blocks never change form ([`Group::by_element`]: a body of 1 024 or more
+//! elements, `Energy::assembles_by_element`) is not written to a buffer of blocks first (6.9 MB
+//! for 6 000 tetrahedra, more than the caches): each element's block is made and scattered at
+//! once, and on faer's path the elements are split at a node into two halves that share no
+//! node, whose entries fall in two disjoint ranges of the values, assembled by two threads,
+//! then the few spanning the split ([`Halves`]; docs/benchmarks.md has the measurements).
+//!
 //! A group in difference form ([`BlockForm::Difference`], springs) gives only each element's
 //! D × D block B of [[B, −B], [−B, B]]; its map holds D(D + 1) + D² slots per element, where
 //! B's entries are added with their signs (the same sums as the full block's).
@@ -173,6 +180,10 @@ pub struct Group<'a> {
     pub blocks: &'a [f64],
     /// Whether `elements` never changes (false: compared at every assembly).
     pub fixed: bool,
+    /// Whether the blocks are not in `blocks` but made one element at a time as they are
+    /// scattered, by the `block` of [`HessianSystem::assemble_by_element`] (a large fixed term
+    /// in full form: [`crate::energy::Energy::assembles_by_element`]).
+    pub by_element: bool,
     /// Elements that may soon join `elements` (a contact potential's candidates): their
     /// couplings are added whenever the pattern is rebuilt, so that it need not be rebuilt
     /// again when they become active.
@@ -206,6 +217,24 @@ struct GroupMap {
     k: usize,
     /// The element nodes the map was built for (non-fixed groups only).
     nodes: Vec<usize>,
+    /// Full form: element e's entries are `full[starts[e]..starts[e + 1]]`.
+    starts: Vec<usize>,
+    /// A group assembled by element on faer's path: its elements split in two halves that
+    /// share no node, assembled in parallel, and the rest after them.
+    halves: Option<Halves>,
+}
+
+/// A by-element group's elements in three sets: `low`, whose nodes are all below a split node,
+/// `high`, whose nodes are all at or above it, and `rest`. Free rows are numbered in node order,
+/// so `low`'s entries all lie in the lower triangle's columns before the split node's first free
+/// row and `high`'s in those from it on: the values before and from `split_value`, which two
+/// threads fill at once; `rest` is scattered after both (SPEC.md's sums, in another order).
+#[derive(Default)]
+struct Halves {
+    low: Vec<usize>,
+    high: Vec<usize>,
+    rest: Vec<usize>,
+    split_value: usize,
 }
 
 /// The Hessian in its pattern with its Cholesky factor.
@@ -296,6 +325,52 @@ fn values_mut<'a>(factor: &'a mut Factor, matrix: &'a mut CscMatrix<f64>) -> &'a
     match factor {
         Factor::Skyline(llt) => llt.band_mut(),
         Factor::Sparse { .. } => matrix.values_mut(),
+    }
+}
+
+/// The `block` of a system none of whose groups is assembled by element.
+fn no_element_blocks(_: usize, _: usize, _: &mut [f64]) {
+    unreachable!("no group is assembled by element")
+}
+
+/// The largest element block assembled by element: a tetrahedron's, 12 × 12.
+const MAX_ELEMENT_BLOCK: usize = 144;
+
+/// A by-element group's blocks, each made by `block(e, out)` and added to `vals` through
+/// `map` at once (no buffer of all blocks: docs/benchmarks.md); the two halves in parallel
+/// where the map has them, then the rest, else every element in order.
+fn scatter_by_element(
+    vals: &mut [f64],
+    map: &GroupMap,
+    dim: usize,
+    count: usize,
+    block: &(impl Fn(usize, &mut [f64]) + Sync),
+) {
+    let block_len = (dim * map.k).pow(2);
+    assert!(
+        block_len <= MAX_ELEMENT_BLOCK,
+        "element blocks up to 12 × 12"
+    );
+    let add = |vals: &mut [f64], offset: usize, elements: &mut dyn Iterator<Item = usize>| {
+        let mut out = [0.0; MAX_ELEMENT_BLOCK];
+        let out = &mut out[..block_len];
+        for e in elements {
+            block(e, out);
+            for s in &map.full[map.starts[e]..map.starts[e + 1]] {
+                vals[s.slot - offset] += out[s.block - block_len * e];
+            }
+        }
+    };
+    match &map.halves {
+        Some(h) => {
+            let (low, high) = vals.split_at_mut(h.split_value);
+            rayon::join(
+                || add(low, 0, &mut h.low.iter().copied()),
+                || add(high, h.split_value, &mut h.high.iter().copied()),
+            );
+            add(vals, 0, &mut h.rest.iter().copied());
+        }
+        None => add(vals, 0, &mut (0..count)),
     }
 }
 
@@ -534,11 +609,14 @@ impl HessianSystem {
         let dim = self.dim;
         let mut full = Vec::new();
         let mut difference = Vec::new();
+        let mut starts = std::mem::take(&mut self.maps[t].starts);
         match g.form {
             BlockForm::Full => {
                 let block_len = (dim * k) * (dim * k);
                 let mut missing = false;
+                starts.clear();
                 for e in 0..elements.len() {
+                    starts.push(full.len());
                     for_lower_entries(
                         dim,
                         k,
@@ -553,7 +631,9 @@ impl HessianSystem {
                         },
                     );
                 }
+                starts.push(full.len());
                 if missing {
+                    self.maps[t].starts = starts;
                     return Ok(false);
                 }
             }
@@ -599,7 +679,13 @@ impl HessianSystem {
                 }
             }
         }
+        let halves = match (&self.factor, g.by_element) {
+            (Factor::Sparse { .. }, true) => Some(self.halves(&elements)),
+            _ => None,
+        };
         let map = &mut self.maps[t];
+        map.starts = starts;
+        map.halves = halves;
         map.full = full;
         map.skips = difference.contains(&SKIP);
         map.fixed = g.fixed;
@@ -611,6 +697,48 @@ impl HessianSystem {
             map.nodes.extend_from_slice(nodes);
         }
         Ok(true)
+    }
+
+    /// `elements` split at the node that best balances the two halves (module comment of
+    /// [`Halves`]); on faer's path, where the values are the CSC matrix's.
+    fn halves(&self, elements: &Elements) -> Halves {
+        let nodes = self.dofs.dofs() / self.dim;
+        let k = elements.nodes_per_element();
+        let span = |e: usize| {
+            (0..k)
+                .map(|j| elements.node(e, j))
+                .fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)))
+        };
+        // below[s]: elements whose highest node is < s; at_or_above[s]: lowest node ≥ s.
+        let (mut below, mut at_or_above) = (vec![0usize; nodes + 1], vec![0usize; nodes + 1]);
+        for e in 0..elements.len() {
+            let (lo, hi) = span(e);
+            below[hi + 1] += 1;
+            at_or_above[lo] += 1;
+        }
+        for s in 1..=nodes {
+            below[s] += below[s - 1];
+        }
+        for s in (0..nodes).rev() {
+            at_or_above[s] += at_or_above[s + 1];
+        }
+        let split = (0..=nodes)
+            .min_by_key(|&s| below[s].max(at_or_above[s]))
+            .unwrap_or(0);
+        let mut h = Halves::default();
+        for e in 0..elements.len() {
+            match span(e) {
+                (_, hi) if hi < split => h.low.push(e),
+                (lo, _) if lo >= split => h.high.push(e),
+                _ => h.rest.push(e),
+            }
+        }
+        // The split node's first free row: the free degrees of freedom of the nodes before it.
+        let first_row = (0..self.dim * split)
+            .filter(|&d| self.dofs.row(d) != DofMap::PRESCRIBED)
+            .count();
+        h.split_value = self.matrix.col_offsets()[first_row];
+        h
     }
 
     /// Which factorisation this system uses.
@@ -639,6 +767,17 @@ impl HessianSystem {
         count: usize,
         group: impl Fn(usize) -> Group<'g>,
     ) -> Result<(), LinearSolveError> {
+        self.assemble_by_element(count, group, &no_element_blocks)
+    }
+
+    /// [`HessianSystem::assemble`] where some groups are [`Group::by_element`]: `block(t, e,
+    /// out)` writes group t's block of element e into `out` (one block of its buffer's layout).
+    pub fn assemble_by_element<'g>(
+        &mut self,
+        count: usize,
+        group: impl Fn(usize) -> Group<'g>,
+        block: &(impl Fn(usize, usize, &mut [f64]) + Sync),
+    ) -> Result<(), LinearSolveError> {
         debug_assert_eq!(count, self.maps.len());
         let mut changed = false;
         let mut outside = false;
@@ -666,7 +805,7 @@ impl HessianSystem {
             self.rebuild(count, &group)?;
         }
         self.shifts.clear();
-        self.scatter_blocks(&group);
+        self.scatter_blocks(&group, block);
         Ok(())
     }
 
@@ -676,13 +815,24 @@ impl HessianSystem {
     /// values are the same to the last bit. The skyline path factors in its band, overwriting
     /// the matrix; the sparse path factors into a separate factor, and this does nothing there.
     pub fn restore<'g>(&mut self, group: impl Fn(usize) -> Group<'g>, diagonal: &[f64]) {
+        self.restore_by_element(group, &no_element_blocks, diagonal);
+    }
+
+    /// [`HessianSystem::restore`] where some groups are [`Group::by_element`] (`block` as in
+    /// [`HessianSystem::assemble_by_element`]).
+    pub fn restore_by_element<'g>(
+        &mut self,
+        group: impl Fn(usize) -> Group<'g>,
+        block: &(impl Fn(usize, usize, &mut [f64]) + Sync),
+        diagonal: &[f64],
+    ) {
         let Factor::Skyline(llt) = &self.factor else {
             return;
         };
         if !llt.is_factored() {
             return;
         }
-        self.scatter_blocks(&group);
+        self.scatter_blocks(&group, block);
         for i in 0..self.shifts.len() {
             let scale = self.shifts[i];
             self.shift_diagonal(diagonal, scale);
@@ -690,12 +840,23 @@ impl HessianSystem {
     }
 
     /// Zeroes the values and adds every group's blocks in.
-    fn scatter_blocks<'g>(&mut self, group: &impl Fn(usize) -> Group<'g>) {
+    fn scatter_blocks<'g>(
+        &mut self,
+        group: &impl Fn(usize) -> Group<'g>,
+        block: &(impl Fn(usize, usize, &mut [f64]) + Sync),
+    ) {
         let vals = values_mut(&mut self.factor, &mut self.matrix);
         vals.fill(0.0);
         for &t in &self.order {
-            let blocks = group(t).blocks;
+            let g = group(t);
             let map = &self.maps[t];
+            if g.by_element {
+                scatter_by_element(vals, map, self.dim, g.elements.len(), &|e, out| {
+                    block(t, e, out)
+                });
+                continue;
+            }
+            let blocks = g.blocks;
             match map.form {
                 Some(BlockForm::Full) | None => {
                     for s in &map.full {

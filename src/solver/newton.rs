@@ -817,8 +817,11 @@ impl<const D: usize> Simulation<D> {
         self.potential.gradient(&self.x, &state, &mut self.ws.grad);
         self.potential.hessian(&self.x, &state);
         let potential = &self.potential;
-        self.system
-            .assemble(potential.len(), |i| potential.group(i))
+        self.system.assemble_by_element(
+            potential.len(),
+            |i| potential.group(i),
+            &potential.element_blocks(&self.x, &state),
+        )
     }
 
     /// ∇E and the projected Hessian at the current x; solves H p = −∇E into `ws.p` (zero on the
@@ -872,8 +875,12 @@ impl<const D: usize> Simulation<D> {
             let tau = MASS_SHIFTS[level - 1];
             // The skyline factors in place: the failed attempt left no matrix behind.
             let potential = &self.potential;
-            self.system
-                .restore(|i| potential.group(i), &self.mass_diagonal);
+            let state = Self::state(&self.ws, &self.settings, self.step);
+            self.system.restore_by_element(
+                |i| potential.group(i),
+                &potential.element_blocks(&self.x, &state),
+                &self.mass_diagonal,
+            );
             self.system
                 .add_to_diagonal(&self.mass_diagonal, tau - applied);
             applied = tau;
@@ -890,10 +897,11 @@ impl<const D: usize> Simulation<D> {
             // clamped projection of SPEC.md §2.
             if self.potential.project_indefinite_terms(&self.x, &state) {
                 let potential = &self.potential;
-                if let Err(source) = self
-                    .system
-                    .assemble(potential.len(), |i| potential.group(i))
-                {
+                if let Err(source) = self.system.assemble_by_element(
+                    potential.len(),
+                    |i| potential.group(i),
+                    &potential.element_blocks(&self.x, &state),
+                ) {
                     return Err(linear_error(&self.ws, source));
                 }
                 factored = self.system.factorize();

@@ -35,6 +35,9 @@ struct Slot<const D: usize> {
     linear: bool,
     /// Whether its elements never change.
     fixed: bool,
+    /// Whether its blocks are made one element at a time during the assembly
+    /// ([`IncrementalPotential::element_block`]) instead of into `blocks`.
+    by_element: bool,
 }
 
 /// The reusable terms' values (weight 1, one per term; unused for the others) and the x they
@@ -128,6 +131,13 @@ impl<const D: usize> IncrementalPotential<D> {
                     reusable: !e.depends_on_step(),
                     linear: e.is_linear(),
                     fixed: e.fixed_elements(),
+                    // Nothing replaces such a term's blocks later: they are PSD already (no
+                    // fallback projection) and its elements never change.
+                    by_element: e.assembles_by_element()
+                        && form == BlockForm::Full
+                        && e.fixed_elements()
+                        && e.hessian_is_psd()
+                        && !e.is_linear(),
                 }
             })
             .collect();
@@ -182,6 +192,7 @@ impl<const D: usize> IncrementalPotential<D> {
             form: s.form,
             blocks: &s.blocks,
             fixed: s.fixed || s.linear,
+            by_element: s.by_element,
             reserve: if s.linear {
                 Elements::NONE
             } else {
@@ -276,7 +287,7 @@ impl<const D: usize> IncrementalPotential<D> {
     pub fn hessian(&mut self, x: &[Vector<D>], step: &StepState<D>) {
         let reuse = self.blocks_at.holds(x);
         for (i, s) in self.slots.iter_mut().enumerate() {
-            if s.linear || (reuse && s.reusable) {
+            if s.linear || s.by_element || (reuse && s.reusable) {
                 continue;
             }
             let t = term(&self.terms, &self.contact, i);
@@ -294,6 +305,21 @@ impl<const D: usize> IncrementalPotential<D> {
         }
         if !reuse {
             self.blocks_at.set(x);
+        }
+    }
+
+    /// The assembly's `block` at `x` for the `step`: `(i, e, out)` writes term i's block of
+    /// element e into `out`, for a term assembled by element ([`Group::by_element`]; only the
+    /// system's terms are: a contact potential's elements change).
+    pub fn element_blocks<'a>(
+        &'a self,
+        x: &'a [Vector<D>],
+        step: &'a StepState<'a, D>,
+    ) -> impl Fn(usize, usize, &mut [f64]) + Sync + 'a {
+        let (terms, slots) = (&self.terms, &self.slots);
+        move |i, e, out| {
+            debug_assert!(slots[i].by_element && i < terms.len());
+            terms[i].element_block(x, step, slots[i].weight, e, out);
         }
     }
 
