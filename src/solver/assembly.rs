@@ -30,7 +30,7 @@
 //! for 6 000 tetrahedra, more than the caches): each element's block is made and scattered at
 //! once, and on faer's path the elements are split at a node into two halves that share no
 //! node, whose entries fall in two disjoint ranges of the values, assembled by two threads,
-//! then the few spanning the split ([`Halves`]; docs/benchmarks.md has the measurements).
+//! then the few spanning the split (`Halves`; docs/benchmarks.md has the measurements).
 //!
 //! A group in difference form ([`BlockForm::Difference`], springs) gives only each element's
 //! D × D block B of [[B, −B], [−B, B]]; its map holds D(D + 1) + D² slots per element, where

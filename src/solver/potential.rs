@@ -36,7 +36,7 @@ struct Slot<const D: usize> {
     /// Whether its elements never change.
     fixed: bool,
     /// Whether its blocks are made one element at a time during the assembly
-    /// ([`IncrementalPotential::element_block`]) instead of into `blocks`.
+    /// ([`IncrementalPotential::element_blocks`]) instead of into `blocks`.
     by_element: bool,
 }
 
