@@ -4,7 +4,8 @@
 //!
 //! * [`load_case`]: a case file of any kind that runs, with `--set` overrides, validated as the
 //!   CLI validates it (errors are the CLI's exit-2 messages);
-//! * [`slope_run_options`], [`check_scene_duration`], [`check_rigid_duration`]: the rules a
+//! * [`slope_run_options`], [`check_scene_duration`], [`check_solid_duration`],
+//!   [`check_rigid_duration`]: the rules a
 //!   `--duration` and a `--tol` obey for each kind;
 //! * [`impulse_backend`] and [`cross_check_for`]: the impulse law of the slope's cross-check
 //!   (SPEC.md §4), made once and shared by the runs;
@@ -25,6 +26,7 @@ use crate::gpu::{self, GpuError, GpuMode};
 use crate::rigid::case::RigidScene;
 use crate::run::runner::{self, RunOptions};
 use crate::scene::multibody::MultibodyScene;
+use crate::scene::multibody::solid::SolidScene;
 use crate::scene::slope::MAX_STEPS;
 use crate::scene::{CaseError, CaseKind, Override, Scene};
 use crate::sweep::collect::{Collected, CollectedCell};
@@ -41,6 +43,8 @@ pub enum LoadedCase {
     Slope(Scene),
     /// `kind = "scene"`: bodies, obstacles and drivers (SPEC.md §7).
     Scene(MultibodyScene),
+    /// `kind = "scene"` with `dimension = 3`: tetrahedral bodies and obstacles (SPEC.md §7).
+    Solid(SolidScene),
     /// `kind = "rigid_ellipsoid"`: the football on SE(3) (SPEC.md §5).
     Rigid(RigidScene),
 }
@@ -65,7 +69,14 @@ pub fn load_case(path: &Path, overrides: &[Override]) -> Result<LoadedCase, Load
         CaseKind::SlopeSquare | CaseKind::Bounce => Ok(LoadedCase::Slope(
             Scene::load_with_overrides(path, overrides)?,
         )),
-        CaseKind::Scene => Ok(LoadedCase::Scene(MultibodyScene::load(path, overrides)?)),
+        CaseKind::Scene => {
+            let text = crate::scene::case_file::read_case_file(path)?;
+            if crate::scene::multibody::dimension::declared_dimension(&text, path)? == 3 {
+                Ok(LoadedCase::Solid(SolidScene::load(path, overrides)?))
+            } else {
+                Ok(LoadedCase::Scene(MultibodyScene::load(path, overrides)?))
+            }
+        }
         CaseKind::RigidEllipsoid => Ok(LoadedCase::Rigid(RigidScene::load_with_overrides(
             path, overrides,
         )?)),
@@ -95,6 +106,12 @@ pub fn check_scene_duration(
     scene: &MultibodyScene,
     duration: Option<f64>,
 ) -> Result<(), BadOption> {
+    check_positive("--duration", duration)?;
+    check_duration_steps(scene.h, duration)
+}
+
+/// A `--duration` for a 3D scene: as [`check_scene_duration`].
+pub fn check_solid_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), BadOption> {
     check_positive("--duration", duration)?;
     check_duration_steps(scene.h, duration)
 }

@@ -19,6 +19,9 @@ use stickslip::api::{self, LoadError, LoadedCase};
 use stickslip::console::{BadOption, one_line};
 use stickslip::gpu::{GpuError, GpuMode};
 use stickslip::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
+use stickslip::run::multibody::solid::{
+    SolidRunner, solid_trajectory_header, solid_trajectory_values,
+};
 use stickslip::run::multibody::{SceneRunError, SceneRunner, trajectory_header, trajectory_values};
 use stickslip::run::runner::{self, RunError, Runner};
 use stickslip::scene::{CaseError, Override};
@@ -345,6 +348,57 @@ fn run_scene(
     let summary = runner.summary();
     let header = trajectory_header(&runner.scene);
     let rows: Vec<Vec<f64>> = runner.rows.iter().map(trajectory_values).collect();
+    let verdicts = summary.bodies.iter().map(|b| (b.name.clone(), b.verdict));
+    scene_output(header, &rows, verdicts.collect(), to_json(&summary)?)
+}
+
+/// A 3D scene of tetrahedral bodies, as `stickslip run` runs it, without the impulse law's
+/// cross-check (as for a 2D scene: `result.cross_check` is None).
+fn run_solid(
+    scene: stickslip::scene::multibody::solid::SolidScene,
+    duration: Option<f64>,
+    tol: Option<f64>,
+    progress: Option<bool>,
+) -> Result<RunOutput, Stop> {
+    if tol.is_some() {
+        return Err(BadOption::new(
+            "--tol",
+            "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
+            "given",
+        )
+        .into());
+    }
+    api::check_solid_duration(&scene, duration)?;
+    let mut runner = SolidRunner::new(scene, duration)?;
+    let mut bar = Progress::new(
+        progress,
+        runner.total_steps(),
+        &runner.scene.name,
+        "steps",
+        PROGRESS_AFTER,
+    );
+    let mut signals = SignalPoll::new();
+    while !runner.done() {
+        runner.step()?;
+        bar.update(runner.sim.step);
+        signals.poll()?;
+    }
+    bar.finish();
+    let summary = runner.summary();
+    let header = solid_trajectory_header(&runner);
+    let rows: Vec<Vec<f64>> = runner.rows.iter().map(solid_trajectory_values).collect();
+    let verdicts = summary.bodies.iter().map(|b| (b.name.clone(), b.verdict));
+    scene_output(header, &rows, verdicts.collect(), to_json(&summary)?)
+}
+
+/// A scene's result (2D or 3D): its trajectory's columns, every one a float but the Newton
+/// iterations (the second to last), and each body's verdict.
+fn scene_output(
+    header: Vec<String>,
+    rows: &[Vec<f64>],
+    verdicts: Vec<(String, stickslip::run::verdict::Verdict)>,
+    summary_json: String,
+) -> Result<RunOutput, Stop> {
     let iterations = header.len() - 2;
     let columns = header
         .into_iter()
@@ -359,17 +413,16 @@ fn run_scene(
         })
         .collect();
     let verdict = Verdict::PerBody(
-        summary
-            .bodies
-            .iter()
-            .map(|b| (b.name.clone(), b.verdict.to_string()))
+        verdicts
+            .into_iter()
+            .map(|(name, v)| (name, v.to_string()))
             .collect(),
     );
     Ok(RunOutput {
         kind: "scene",
         columns,
         events: None,
-        summary_json: to_json(&summary)?,
+        summary_json,
         verdict,
     })
 }
@@ -487,7 +540,7 @@ impl Case {
     fn kind(&self) -> &'static str {
         match &self.case {
             LoadedCase::Slope(_) => "slope_square",
-            LoadedCase::Scene(_) => "scene",
+            LoadedCase::Scene(_) | LoadedCase::Solid(_) => "scene",
             LoadedCase::Rigid(_) => "rigid_ellipsoid",
         }
     }
@@ -498,6 +551,7 @@ impl Case {
         match &self.case {
             LoadedCase::Slope(s) => s.name.clone(),
             LoadedCase::Scene(s) => s.name.clone(),
+            LoadedCase::Solid(s) => s.name.clone(),
             LoadedCase::Rigid(s) => s.name.clone(),
         }
     }
@@ -508,6 +562,7 @@ impl Case {
         match &self.case {
             LoadedCase::Slope(s) => s.h,
             LoadedCase::Scene(s) => s.h,
+            LoadedCase::Solid(s) => s.h,
             LoadedCase::Rigid(s) => s.h,
         }
     }
@@ -518,6 +573,7 @@ impl Case {
         match &self.case {
             LoadedCase::Slope(s) => s.duration,
             LoadedCase::Scene(s) => s.duration,
+            LoadedCase::Solid(s) => s.duration,
             LoadedCase::Rigid(s) => s.duration,
         }
     }
@@ -553,6 +609,7 @@ impl Case {
             .detach(move || match case {
                 LoadedCase::Slope(s) => run_slope(s, duration, tol, &gpu, progress),
                 LoadedCase::Scene(s) => run_scene(s, duration, tol, progress),
+                LoadedCase::Solid(s) => run_solid(s, duration, tol, progress),
                 LoadedCase::Rigid(s) => run_rigid(s, duration, tol),
             })
             .map_err(|stop| stop.into_py(py))?;

@@ -99,6 +99,32 @@ def test_scene_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
     assert result.cross_check is None
 
 
+def test_3d_scene_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
+    """A 3D scene (dimension = 3) runs from Python as `stickslip run` runs it: the same
+    trajectory bit for bit and the same summary but for the impulse law's cross-check, which
+    only the command line runs (as for a 2D scene)."""
+    case = "cases/box3d_incline.toml"
+    columns, summary = cli_run(cli, tmp_path, case, "--duration", "0.2", "--gpu", "off")
+
+    loaded = stickslip.load(repo / case)
+    result = loaded.run(0.2)
+
+    assert loaded.kind == "scene"
+    assert result.kind == "scene"
+    assert list(result.trajectory) == list(columns)
+    assert "box.z_m" in columns and "box.downhill_speed_m_per_s" in columns
+    for name, fields in columns.items():
+        assert same_bits(result.trajectory[name], fields), name
+    assert result.trajectory["newton_iterations"].dtype == np.int64
+    drop = WALL_CLOCK_KEYS | {"cross_check"}
+    ours = {k: v for k, v in result.summary.items() if k not in drop}
+    theirs = {k: v for k, v in summary.items() if k not in drop}
+    assert ours.pop("source").endswith(case) and theirs.pop("source") == case
+    assert ours == theirs
+    assert summary["cross_check"] is not None and result.cross_check is None
+    assert result.verdict == {b["name"]: result.verdict[b["name"]] for b in summary["bodies"]}
+
+
 def test_rigid_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
     case = "cases/football.toml"
     columns, summary = cli_run(cli, tmp_path, case)

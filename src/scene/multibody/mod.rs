@@ -225,7 +225,7 @@ impl MultibodyScene {
             return Err(CaseError::Invalid {
                 file: path.to_path_buf(),
                 key: "dimension".into(),
-                rule: "a 3D scene runs with `stickslip run`, `plot` and `view` only (3D scenes are not yet sweepable or loadable from Python)".into(),
+                rule: "a 3D scene runs with `stickslip run`, `plot` and `view` and from Python (3D scenes are not yet sweepable)".into(),
                 value: 3.to_string(),
             });
         }
