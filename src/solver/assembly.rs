@@ -30,7 +30,8 @@
 //! for 6 000 tetrahedra, more than the caches): each element's block is made and scattered at
 //! once, and on faer's path the elements are split at a node into two halves that share no
 //! node, whose entries fall in two disjoint ranges of the values, assembled by two threads,
-//! then the few spanning the split (`Halves`; docs/benchmarks.md has the measurements).
+//! then the few spanning the split, made in parallel into a buffer and added in order
+//! (`Halves`; docs/benchmarks.md has the measurements).
 //!
 //! A group in difference form ([`BlockForm::Difference`], springs) gives only each element's
 //! D × D block B of [[B, −B], [−B, B]]; its map holds D(D + 1) + D² slots per element, where
@@ -44,6 +45,7 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 use nalgebra_sparse::{CooMatrix, CscMatrix};
+use rayon::prelude::*;
 
 use crate::energy::{BlockForm, Elements};
 use crate::solver::skyline::SkylineLlt;
@@ -267,6 +269,9 @@ pub struct HessianSystem {
     /// The scales given to [`HessianSystem::add_to_diagonal`] since the last assembly, in
     /// order (replayed by [`HessianSystem::restore`]).
     shifts: Vec<f64>,
+    /// The blocks of a by-element group's elements that are not in its halves
+    /// (`scatter_by_element`).
+    spill: Vec<f64>,
 }
 
 /// Calls `f(index in the column-major Dk × Dk block, global row, global column)` for every
@@ -336,11 +341,18 @@ fn no_element_blocks(_: usize, _: usize, _: &mut [f64]) {
 /// The largest element block assembled by element: a tetrahedron's, 12 × 12.
 const MAX_ELEMENT_BLOCK: usize = 144;
 
-/// A by-element group's blocks, each made by `block(e, out)` and added to `vals` through
-/// `map` at once (no buffer of all blocks: docs/benchmarks.md); the two halves in parallel
-/// where the map has them, then the rest, else every element in order.
+/// Elements per work item when a by-element group's blocks are made in parallel into a buffer.
+const SPILL_CHUNK: usize = 64;
+
+/// A by-element group's blocks, each made by `block(e, out)`: where the map has halves, each
+/// half's blocks added to `vals` through `map` as they are made, the two halves in parallel (no
+/// buffer of their blocks: docs/benchmarks.md); then the elements spanning the split, or every
+/// element where there are no halves, made in parallel into `spill` and added in order. A mesh
+/// whose node numbering has no locality leaves most elements spanning the split: those are then
+/// assembled as a buffered term's are.
 fn scatter_by_element(
     vals: &mut [f64],
+    spill: &mut Vec<f64>,
     map: &GroupMap,
     dim: usize,
     count: usize,
@@ -351,26 +363,41 @@ fn scatter_by_element(
         block_len <= MAX_ELEMENT_BLOCK,
         "element blocks up to 12 × 12"
     );
-    let add = |vals: &mut [f64], offset: usize, elements: &mut dyn Iterator<Item = usize>| {
-        let mut out = [0.0; MAX_ELEMENT_BLOCK];
-        let out = &mut out[..block_len];
-        for e in elements {
-            block(e, out);
-            for s in &map.full[map.starts[e]..map.starts[e + 1]] {
-                vals[s.slot - offset] += out[s.block - block_len * e];
-            }
+    let add = |vals: &mut [f64], offset: usize, e: usize, out: &[f64]| {
+        for s in &map.full[map.starts[e]..map.starts[e + 1]] {
+            vals[s.slot - offset] += out[s.block - block_len * e];
         }
     };
+    let add_as_made = |vals: &mut [f64], offset: usize, elements: &[usize]| {
+        let mut out = [0.0; MAX_ELEMENT_BLOCK];
+        let out = &mut out[..block_len];
+        for &e in elements {
+            block(e, out);
+            add(vals, offset, e, out);
+        }
+    };
+    let mut add_buffered =
+        |vals: &mut [f64], n: usize, element: &(dyn Fn(usize) -> usize + Sync)| {
+            spill.resize(n * block_len, 0.0);
+            spill
+                .par_chunks_exact_mut(block_len)
+                .enumerate()
+                .with_min_len(SPILL_CHUNK)
+                .for_each(|(i, out)| block(element(i), out));
+            for (i, out) in spill.chunks_exact(block_len).enumerate() {
+                add(vals, 0, element(i), out);
+            }
+        };
     match &map.halves {
         Some(h) => {
             let (low, high) = vals.split_at_mut(h.split_value);
             rayon::join(
-                || add(low, 0, &mut h.low.iter().copied()),
-                || add(high, h.split_value, &mut h.high.iter().copied()),
+                || add_as_made(low, 0, &h.low),
+                || add_as_made(high, h.split_value, &h.high),
             );
-            add(vals, 0, &mut h.rest.iter().copied());
+            add_buffered(vals, h.rest.len(), &|i| h.rest[i]);
         }
-        None => add(vals, 0, &mut (0..count)),
+        None => add_buffered(vals, count, &|i| i),
     }
 }
 
@@ -500,6 +527,7 @@ impl HessianSystem {
             numeric_factorisations: 0,
             active_set_changes: 0,
             shifts: Vec::with_capacity(8),
+            spill: Vec::new(),
         };
         system.rebuild(groups.len(), |t| groups[t])?;
         Ok(system)
@@ -851,9 +879,14 @@ impl HessianSystem {
             let g = group(t);
             let map = &self.maps[t];
             if g.by_element {
-                scatter_by_element(vals, map, self.dim, g.elements.len(), &|e, out| {
-                    block(t, e, out)
-                });
+                scatter_by_element(
+                    vals,
+                    &mut self.spill,
+                    map,
+                    self.dim,
+                    g.elements.len(),
+                    &|e, out| block(t, e, out),
+                );
                 continue;
             }
             let blocks = g.blocks;
