@@ -1453,6 +1453,22 @@ fn stiffness_damping_in_2d_and_3d() {
     stiffness_damping::<3>();
 }
 
+/// Settings of a system assembled at one step (semi-implicit lagging, Newton from the previous
+/// x): the neo-Hookean tests' assemblies.
+fn one_step_settings(h: f64) -> SolverSettings {
+    SolverSettings {
+        h,
+        tol: 1e-6,
+        max_iterations: 50,
+        max_halvings: 40,
+        filter_fraction: 0.9,
+        lagging: Lagging::SemiImplicit,
+        lagging_tol: 1e-6,
+        initial_guess: InitialGuess::Previous,
+        max_lagging: 5,
+    }
+}
+
 /// A neo-Hookean cube (exact Hessian, so the assembled matrix must be the exact one) resting
 /// with its bottom corners inside d̂ of a plane, sliding at speeds below and above ε_v, one
 /// top corner driven: the assembled gradient and Hessian over the free degrees of freedom
@@ -1465,17 +1481,7 @@ fn assembled_neo_hookean<const D: usize>() {
     for (i, p) in x0.iter_mut().enumerate() {
         p[D - 1] += dhat * (0.3 + 0.1 * (i % 4) as f64);
     }
-    let settings = SolverSettings {
-        h,
-        tol: 1e-6,
-        max_iterations: 50,
-        max_halvings: 40,
-        filter_fraction: 0.9,
-        lagging: Lagging::SemiImplicit,
-        lagging_tol: 1e-6,
-        initial_guess: InitialGuess::Previous,
-        max_lagging: 5,
-    };
+    let settings = one_step_settings(h);
     let mut b = SystemBuilder::<D>::new(settings);
     let n = x0.len();
     let mass = vec![1000.0 * side.powi(D as i32) / n as f64; n];
@@ -1985,17 +1991,7 @@ fn a_large_body_assembled_by_element_gives_its_blocks_sum() {
     let n = x0.len();
     let nh = NeoHookean::<3>::new(nodes, &x0, RUBBER, Projection::Clamp).unwrap();
     assert!(nh.len() == 1296 && nh.assembles_by_element());
-    let settings = SolverSettings {
-        h,
-        tol: 1e-6,
-        max_iterations: 50,
-        max_halvings: 40,
-        filter_fraction: 0.9,
-        lagging: Lagging::SemiImplicit,
-        lagging_tol: 1e-6,
-        initial_guess: InitialGuess::Previous,
-        max_lagging: 5,
-    };
+    let settings = one_step_settings(h);
     let mut b = SystemBuilder::<3>::new(settings);
     let mass = vec![1000.0 * (side * cells as f64).powi(3) / n as f64; n];
     b.add_nodes(&x0, &vec![V::<3>::zeros(); n], &mass);

@@ -314,6 +314,83 @@ fn run_slope(
     })
 }
 
+/// A scene's runner, 2D ([`SceneRunner`]) or 3D ([`SolidRunner`]), as [`drive_scene`] steps it.
+trait SteppedScene {
+    fn name(&self) -> &str;
+    fn total_steps(&self) -> usize;
+    fn steps_done(&self) -> usize;
+    fn done(&self) -> bool;
+    fn step(&mut self) -> Result<(), SceneRunError>;
+}
+
+impl SteppedScene for SceneRunner {
+    fn name(&self) -> &str {
+        &self.scene.name
+    }
+    fn total_steps(&self) -> usize {
+        SceneRunner::total_steps(self)
+    }
+    fn steps_done(&self) -> usize {
+        self.sim.step
+    }
+    fn done(&self) -> bool {
+        SceneRunner::done(self)
+    }
+    fn step(&mut self) -> Result<(), SceneRunError> {
+        SceneRunner::step(self)
+    }
+}
+
+impl SteppedScene for SolidRunner {
+    fn name(&self) -> &str {
+        &self.scene.name
+    }
+    fn total_steps(&self) -> usize {
+        SolidRunner::total_steps(self)
+    }
+    fn steps_done(&self) -> usize {
+        self.sim.step
+    }
+    fn done(&self) -> bool {
+        SolidRunner::done(self)
+    }
+    fn step(&mut self) -> Result<(), SceneRunError> {
+        SolidRunner::step(self)
+    }
+}
+
+/// A scene case takes no `--tol` (its tolerance is the case's `newton.tol`).
+fn refuse_scene_tol(tol: Option<f64>) -> Result<(), Stop> {
+    match tol {
+        Some(_) => Err(BadOption::new(
+            "--tol",
+            "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
+            "given",
+        )
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Steps a scene's runner to its end, with the progress bar and Ctrl-C polled between steps.
+fn drive_scene(runner: &mut impl SteppedScene, progress: Option<bool>) -> Result<(), Stop> {
+    let mut bar = Progress::new(
+        progress,
+        runner.total_steps(),
+        runner.name(),
+        "steps",
+        PROGRESS_AFTER,
+    );
+    let mut signals = SignalPoll::new();
+    while !runner.done() {
+        runner.step()?;
+        bar.update(runner.steps_done());
+        signals.poll()?;
+    }
+    bar.finish();
+    Ok(())
+}
+
 /// A scene of bodies, as `stickslip run` runs it.
 fn run_scene(
     scene: stickslip::scene::multibody::MultibodyScene,
@@ -321,30 +398,10 @@ fn run_scene(
     tol: Option<f64>,
     progress: Option<bool>,
 ) -> Result<RunOutput, Stop> {
-    if tol.is_some() {
-        return Err(BadOption::new(
-            "--tol",
-            "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
-            "given",
-        )
-        .into());
-    }
+    refuse_scene_tol(tol)?;
     api::check_scene_duration(&scene, duration)?;
     let mut runner = SceneRunner::new(scene, duration)?;
-    let mut bar = Progress::new(
-        progress,
-        runner.total_steps(),
-        &runner.scene.name,
-        "steps",
-        PROGRESS_AFTER,
-    );
-    let mut signals = SignalPoll::new();
-    while !runner.done() {
-        runner.step()?;
-        bar.update(runner.sim.step);
-        signals.poll()?;
-    }
-    bar.finish();
+    drive_scene(&mut runner, progress)?;
     let summary = runner.summary();
     let header = trajectory_header(&runner.scene);
     let rows: Vec<Vec<f64>> = runner.rows.iter().map(trajectory_values).collect();
@@ -360,30 +417,10 @@ fn run_solid(
     tol: Option<f64>,
     progress: Option<bool>,
 ) -> Result<RunOutput, Stop> {
-    if tol.is_some() {
-        return Err(BadOption::new(
-            "--tol",
-            "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
-            "given",
-        )
-        .into());
-    }
+    refuse_scene_tol(tol)?;
     api::check_solid_duration(&scene, duration)?;
     let mut runner = SolidRunner::new(scene, duration)?;
-    let mut bar = Progress::new(
-        progress,
-        runner.total_steps(),
-        &runner.scene.name,
-        "steps",
-        PROGRESS_AFTER,
-    );
-    let mut signals = SignalPoll::new();
-    while !runner.done() {
-        runner.step()?;
-        bar.update(runner.sim.step);
-        signals.poll()?;
-    }
-    bar.finish();
+    drive_scene(&mut runner, progress)?;
     let summary = runner.summary();
     let header = solid_trajectory_header(&runner);
     let rows: Vec<Vec<f64>> = runner.rows.iter().map(solid_trajectory_values).collect();
