@@ -16,6 +16,8 @@
 //!   trait.
 //! * [`graphics`]: the colours, the font and the one PNG writer of the figures and the viewer.
 //! * [`console`]: what the commands share with the terminal: printing, option rules.
+//! * [`parallel`]: parallel loops in which the calling thread does a share (the solver's
+//!   element loops).
 //! * [`number_format`]: numbers in messages and tables in a short form (`5e-324`).
 //! * [`process_stamp`]: who wrote a staging directory and whether that process still runs (the
 //!   owner check of every clean-up of stale files).
@@ -37,6 +39,7 @@ pub mod energy;
 pub mod gpu;
 pub mod graphics;
 pub mod number_format;
+pub mod parallel;
 pub mod process_stamp;
 pub mod rigid;
 pub mod run;

@@ -32,13 +32,13 @@
 //! (`neo_hookean_eigensystem.rs`); docs/model.md gives the measured costs.
 
 use nalgebra::SMatrix;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use super::psd::ProjectFixed;
 pub use super::term::Projection;
 use super::term::{Elements, Energy, StepState};
 use super::{Matrix, Vector};
+use crate::parallel;
 
 /// Meshes with at least this many elements are evaluated in parallel (rayon).
 pub const PARALLEL_ELEMENTS: usize = 1024;
@@ -541,14 +541,13 @@ impl<const D: usize> NeoHookean<D> {
     /// Every element's block into `out`, projected when `project`; large meshes in parallel.
     fn blocks(&self, x: &[Vector<D>], weight: f64, project: bool, out: &mut [f64]) {
         let dofs = D * (D + 1);
-        let f = |(e, out): (usize, &mut [f64])| self.element_hessian(x, e, weight, project, out);
+        let f = |e, out: &mut [f64]| self.element_hessian(x, e, weight, project, out);
         if self.len() < PARALLEL_ELEMENTS {
-            out.chunks_exact_mut(dofs * dofs).enumerate().for_each(f);
-        } else {
-            out.par_chunks_exact_mut(dofs * dofs)
+            out.chunks_exact_mut(dofs * dofs)
                 .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(f);
+                .for_each(|(e, out)| f(e, out));
+        } else {
+            parallel::for_each_chunk(out, dofs * dofs, CHUNK, f);
         }
     }
 }
@@ -572,28 +571,25 @@ impl<const D: usize> Energy<D> for NeoHookean<D> {
         if n < PARALLEL_ELEMENTS {
             return weight * (0..n).map(|e| self.element_value(x, e)).sum::<f64>();
         }
-        let partials: Vec<f64> = (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                (c * CHUNK..((c + 1) * CHUNK).min(n))
-                    .map(|e| self.element_value(x, e))
-                    .sum::<f64>()
-            })
-            .collect();
+        let mut partials = vec![0.0; n.div_ceil(CHUNK)];
+        parallel::for_each_chunk(&mut partials, 1, 1, |c, p| {
+            p[0] = (c * CHUNK..((c + 1) * CHUNK).min(n))
+                .map(|e| self.element_value(x, e))
+                .sum::<f64>();
+        });
         weight * partials.iter().sum::<f64>()
     }
 
     /// w V P Gₐ per element node, N.
     fn gradient(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [Vector<D>]) {
         let k = D + 1;
-        let f = |(e, out): (usize, &mut [Vector<D>])| self.element_gradient(x, e, weight, out);
+        let f = |e, out: &mut [Vector<D>]| self.element_gradient(x, e, weight, out);
         if self.len() < PARALLEL_ELEMENTS {
-            out.chunks_exact_mut(k).enumerate().for_each(f);
-        } else {
-            out.par_chunks_exact_mut(k)
+            out.chunks_exact_mut(k)
                 .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(f);
+                .for_each(|(e, out)| f(e, out));
+        } else {
+            parallel::for_each_chunk(out, k, CHUNK, f);
         }
     }
 

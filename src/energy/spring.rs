@@ -9,11 +9,11 @@
 //! In D dimensions the same holds with D − 1 eigenpairs across d. As a term of E
 //! ([`SpringEnergy`]) every edge is an element of two nodes.
 
-use rayon::prelude::*;
-
 pub use super::term::Projection;
+
 use super::term::{DifferenceEnergy, Elements, Energy, StepState};
 use super::{Matrix, Vector};
+use crate::parallel;
 
 /// Meshes with at least this many edges are evaluated in parallel (rayon); below it the thread
 /// hand-off costs more than it saves (the 72-edge reference square takes < 1 µs per pass).
@@ -144,14 +144,12 @@ impl SpringEnergy {
         if self.edges.len() < PARALLEL_EDGES {
             out.chunks_exact_mut(len).zip(elements).for_each(f);
         } else {
-            out.par_chunks_exact_mut(len)
-                .zip(
-                    self.edges
-                        .par_iter()
-                        .zip(self.rest_l2.par_iter().zip(self.curvature.par_iter())),
-                )
-                .with_min_len(CHUNK)
-                .for_each(f);
+            parallel::for_each_chunk(&mut out[..len * self.edges.len()], len, CHUNK, |e, out| {
+                f((
+                    out,
+                    (&self.edges[e], (&self.rest_l2[e], &self.curvature[e])),
+                ))
+            });
         }
     }
 }
@@ -205,14 +203,15 @@ impl<const D: usize> Energy<D> for SpringEnergy {
             heap.resize(chunks, 0.0);
             &mut heap[..]
         };
-        partials
-            .par_iter_mut()
-            .zip(
-                self.edges
-                    .par_chunks(CHUNK)
-                    .zip(self.rest_l2.par_chunks(CHUNK)),
-            )
-            .for_each(|(p, (e, l))| *p = e.iter().zip(l).map(f).sum());
+        let n = self.edges.len();
+        parallel::for_each_chunk(partials, 1, 1, |c, p| {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+            p[0] = self.edges[range.clone()]
+                .iter()
+                .zip(&self.rest_l2[range])
+                .map(f)
+                .sum();
+        });
         weight * partials.iter().sum::<f64>()
     }
 
@@ -271,10 +270,12 @@ impl<const D: usize> DifferenceEnergy<D> for SpringEnergy {
                 .zip(self.edges.iter().zip(&self.rest_l2))
                 .for_each(g);
         } else {
-            out.par_iter_mut()
-                .zip(self.edges.par_iter().zip(self.rest_l2.par_iter()))
-                .with_min_len(CHUNK)
-                .for_each(g);
+            parallel::for_each_chunk(&mut out[..self.edges.len()], CHUNK, 1, |c, out| {
+                let first = c * CHUNK;
+                for (j, o) in out.iter_mut().enumerate() {
+                    g((o, (&self.edges[first + j], &self.rest_l2[first + j])));
+                }
+            });
         }
     }
 

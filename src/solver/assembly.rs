@@ -45,9 +45,9 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 use nalgebra_sparse::{CooMatrix, CscMatrix};
-use rayon::prelude::*;
 
 use crate::energy::{BlockForm, Elements};
+use crate::parallel;
 use crate::solver::skyline::SkylineLlt;
 
 /// The most multiply-adds a factorisation inside the band may take for the skyline path to be
@@ -376,25 +376,27 @@ fn scatter_by_element(
             add(vals, offset, e, out);
         }
     };
+    // The elements spanning the split, or all of them: made in parallel into `spill`, then
+    // added in order.
     let mut add_buffered =
         |vals: &mut [f64], n: usize, element: &(dyn Fn(usize) -> usize + Sync)| {
             spill.resize(n * block_len, 0.0);
-            spill
-                .par_chunks_exact_mut(block_len)
-                .enumerate()
-                .with_min_len(SPILL_CHUNK)
-                .for_each(|(i, out)| block(element(i), out));
+            parallel::for_each_chunk(spill, block_len, SPILL_CHUNK, |i, out| {
+                block(element(i), out)
+            });
             for (i, out) in spill.chunks_exact(block_len).enumerate() {
                 add(vals, 0, element(i), out);
             }
         };
     match &map.halves {
         Some(h) => {
+            // The high half to the pool, the low half on this thread (the `parallel` module's
+            // reason: a `join` from outside the pool would leave this thread waiting).
             let (low, high) = vals.split_at_mut(h.split_value);
-            rayon::join(
-                || add_as_made(low, 0, &h.low),
-                || add_as_made(high, h.split_value, &h.high),
-            );
+            rayon::in_place_scope(|scope| {
+                scope.spawn(|_| add_as_made(high, h.split_value, &h.high));
+                add_as_made(low, 0, &h.low);
+            });
             add_buffered(vals, h.rest.len(), &|i| h.rest[i]);
         }
         None => add_buffered(vals, count, &|i| i),
