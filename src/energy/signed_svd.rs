@@ -60,43 +60,69 @@ pub fn signed_svd(f: &Matrix3<f64>) -> (Matrix3<f64>, Vector3<f64>, Matrix3<f64>
 /// The eigenvectors (columns, orthonormal) and eigenvalues of the symmetric `a`, by cyclic
 /// Jacobi rotations (Numerical Recipes §11.1's update), until the off-diagonals are within
 /// rounding of the largest diagonal entry (smaller ones are below the rounding FᵀF was formed
-/// with).
+/// with). The matrix is held as plain arrays and each rotation's plane is a constant, so that
+/// the whole iteration stays in registers.
 fn jacobi_eigen(a: &Matrix3<f64>) -> (Matrix3<f64>, Vector3<f64>) {
-    let mut a = *a;
-    let mut v = Matrix3::identity();
+    let mut m = [[0.0; 3]; 3];
+    for (r, row) in m.iter_mut().enumerate() {
+        for (c, x) in row.iter_mut().enumerate() {
+            *x = a[(r, c)];
+        }
+    }
+    let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     for _ in 0..MAX_SWEEPS {
-        let scale = a.diagonal().abs().max();
-        let off = a[(0, 1)].abs() + a[(0, 2)].abs() + a[(1, 2)].abs();
+        let scale = m[0][0].abs().max(m[1][1].abs()).max(m[2][2].abs());
+        let off = m[0][1].abs() + m[0][2].abs() + m[1][2].abs();
         if off <= f64::EPSILON * scale {
             break;
         }
-        for (p, q, r) in [(0, 1, 2), (0, 2, 1), (1, 2, 0)] {
-            let apq = a[(p, q)];
-            if apq == 0.0 {
-                continue;
-            }
-            // The rotation in the (p, q) plane that zeroes a_pq.
-            let theta = (a[(q, q)] - a[(p, p)]) / (2.0 * apq);
-            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-            let c = 1.0 / (t * t + 1.0).sqrt();
-            let s = t * c;
-            a[(p, p)] -= t * apq;
-            a[(q, q)] += t * apq;
-            a[(p, q)] = 0.0;
-            a[(q, p)] = 0.0;
-            let (arp, arq) = (a[(r, p)], a[(r, q)]);
-            a[(r, p)] = c * arp - s * arq;
-            a[(p, r)] = a[(r, p)];
-            a[(r, q)] = s * arp + c * arq;
-            a[(q, r)] = a[(r, q)];
-            for k in 0..3 {
-                let (vkp, vkq) = (v[(k, p)], v[(k, q)]);
-                v[(k, p)] = c * vkp - s * vkq;
-                v[(k, q)] = s * vkp + c * vkq;
-            }
-        }
+        rotate::<0, 1, 2>(&mut m, &mut v);
+        rotate::<0, 2, 1>(&mut m, &mut v);
+        rotate::<1, 2, 0>(&mut m, &mut v);
     }
-    (v, a.diagonal())
+    (
+        Matrix3::from_fn(|r, c| v[r][c]),
+        Vector3::new(m[0][0], m[1][1], m[2][2]),
+    )
+}
+
+/// One Jacobi rotation in the (P, Q) plane (R the third index) that zeroes m[P][Q], applied to
+/// the symmetric `m` (both triangles kept) and accumulated into the columns of `v`.
+#[inline(always)]
+fn rotate<const P: usize, const Q: usize, const R: usize>(
+    m: &mut [[f64; 3]; 3],
+    v: &mut [[f64; 3]; 3],
+) {
+    let apq = m[P][Q];
+    if apq == 0.0 {
+        return;
+    }
+    // tan φ = t = sign(d) b/(|d| + r), cos φ = (|d| + r)/√((|d| + r)² + b²) with d = a_qq − a_pp,
+    // b = 2 a_pq, r = √(d² + b²): Numerical Recipes' t = sign(θ)/(|θ| + √(θ² + 1)) at θ = d/b
+    // multiplied through by |b|, so that the chain of dependent square roots and divisions is
+    // three long, not five.
+    let d = m[Q][Q] - m[P][P];
+    let b = 2.0 * apq;
+    let w = d.abs() + (d * d + b * b).sqrt();
+    let sb = if d < 0.0 { -b } else { b };
+    let t = sb / w;
+    let n = (w * w + b * b).sqrt();
+    let c = w / n;
+    let s = sb / n;
+    m[P][P] -= t * apq;
+    m[Q][Q] += t * apq;
+    m[P][Q] = 0.0;
+    m[Q][P] = 0.0;
+    let (arp, arq) = (m[R][P], m[R][Q]);
+    m[R][P] = c * arp - s * arq;
+    m[P][R] = m[R][P];
+    m[R][Q] = s * arp + c * arq;
+    m[Q][R] = m[R][Q];
+    for row in v.iter_mut() {
+        let (vkp, vkq) = (row[P], row[Q]);
+        row[P] = c * vkp - s * vkq;
+        row[Q] = s * vkp + c * vkq;
+    }
 }
 
 /// nalgebra's general SVD (Householder bidiagonalisation and implicit-shift QR, through a
