@@ -108,6 +108,14 @@ pub enum LinearSolveError {
         /// The node it names twice.
         node: usize,
     },
+    /// A term's block buffer or the matrix has more entries than a 32-bit index reaches.
+    #[error("{what} has {entries} entries, more than the assembly's 32-bit indices reach")]
+    TooLarge {
+        /// The block buffer or the matrix.
+        what: &'static str,
+        /// Its entries.
+        entries: usize,
+    },
 }
 
 /// Which degrees of freedom are free, and their index in the linear system.
@@ -193,11 +201,12 @@ pub struct Group<'a> {
 }
 
 /// Where one entry of a group's element-block buffer goes: `block` indexes the buffer, `slot`
-/// the values (entries in a prescribed row or column have none).
+/// the values (entries in a prescribed row or column have none). 32 bits each: a map is read
+/// whole at every assembly (78 entries a tetrahedron), and its size is memory traffic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Scatter {
-    block: usize,
-    slot: usize,
+    block: u32,
+    slot: u32,
 }
 
 /// The slot of a difference-form entry that is not assembled (a prescribed row or column).
@@ -365,7 +374,7 @@ fn scatter_by_element(
     );
     let add = |vals: &mut [f64], offset: usize, e: usize, out: &[f64]| {
         for s in &map.full[map.starts[e]..map.starts[e + 1]] {
-            vals[s.slot - offset] += out[s.block - block_len * e];
+            vals[s.slot as usize - offset] += out[s.block as usize - block_len * e];
         }
     };
     let add_as_made = |vals: &mut [f64], offset: usize, elements: &[usize]| {
@@ -643,7 +652,15 @@ impl HessianSystem {
         match g.form {
             BlockForm::Full => {
                 let block_len = (dim * k) * (dim * k);
+                let too_large = |what, entries| LinearSolveError::TooLarge { what, entries };
+                if u32::try_from(block_len * elements.len()).is_err() {
+                    return Err(too_large(
+                        "a term's block buffer",
+                        block_len * elements.len(),
+                    ));
+                }
                 let mut missing = false;
+                let mut beyond = None;
                 starts.clear();
                 for e in 0..elements.len() {
                     starts.push(full.len());
@@ -653,15 +670,22 @@ impl HessianSystem {
                         &self.dofs,
                         |j| elements.node(e, j),
                         |local, row, col| match self.slot(row, col) {
-                            Some(slot) => full.push(Scatter {
-                                block: block_len * e + local,
-                                slot,
-                            }),
+                            Some(slot) => match u32::try_from(slot) {
+                                Ok(slot) => full.push(Scatter {
+                                    // Below 2³² (checked above).
+                                    block: (block_len * e + local) as u32,
+                                    slot,
+                                }),
+                                Err(_) => beyond = Some(slot),
+                            },
                             None => missing = true,
                         },
                     );
                 }
                 starts.push(full.len());
+                if let Some(slot) = beyond {
+                    return Err(too_large("the Hessian's values", slot + 1));
+                }
                 if missing {
                     self.maps[t].starts = starts;
                     return Ok(false);
@@ -895,7 +919,7 @@ impl HessianSystem {
             match map.form {
                 Some(BlockForm::Full) | None => {
                     for s in &map.full {
-                        vals[s.slot] += blocks[s.block];
+                        vals[s.slot as usize] += blocks[s.block as usize];
                     }
                 }
                 // Adding −b is subtracting b: the same values as the full blocks' scatter.
