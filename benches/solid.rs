@@ -6,7 +6,9 @@
 //! the band, `solver/assembly.rs`), each measured in the same run so that the ratios are
 //! meaningful on a noisy machine: wall per step, Newton iterations per step, the iteration's
 //! time over its factor + solve (1 would be a solver spending everything in the Cholesky), and
-//! the shares of the contact stage's broad phase and step filter (the CCD). Rows:
+//! the shares of the wall of the assembly (gradient, Hessians, matrix), the line search, and
+//! the contact stage's broad phase and step filter (the CCD; the step filter and part of the
+//! broad phase run inside the line search). Rows:
 //! * `slide N×N×N`: the incline case's box (0.2 × 0.2 × 0.1 m, μ = 0.2 < tan 20°) of N³ cells
 //!   sliding from rest (`steps` from t = 0: the landing and the start of the slide);
 //! * `rest 20×20×20`: the same box with μ = 0.5 > tan 20°, held (creeping at v*), 48 000
@@ -71,7 +73,7 @@ fn row(label: &str, scene: &SolidScene, kind: Factorisation, steps: usize) -> St
     let p = sim.phase_seconds;
     let tets: usize = scene.bodies.iter().map(|b| b.mesh.tets.len()).sum();
     println!(
-        "{label:<14} {:>6} {:>6} {:>6} {:<12} {steps:>5} {:>10.2} {:>9.2} {:>12.2} {:>8.1} {:>8.1} {:>5}",
+        "{label:<14} {:>6} {:>6} {:>6} {:<12} {steps:>5} {:>10.2} {:>9.2} {:>12.3} {:>10.1} {:>8.1} {:>8.1} {:>8.1} {:>5}",
         sim.x.len(),
         tets,
         3 * sim.x.len(),
@@ -79,6 +81,8 @@ fn row(label: &str, scene: &SolidScene, kind: Factorisation, steps: usize) -> St
         1e3 * wall / steps as f64,
         iterations as f64 / steps as f64,
         wall / factor_solve,
+        100.0 * p.assembly / wall,
+        100.0 * p.line_search / wall,
         100.0 * p.broad_phase / wall,
         100.0 * p.step_filter / wall,
         sim.symbolic_factorisations(),
@@ -88,7 +92,7 @@ fn row(label: &str, scene: &SolidScene, kind: Factorisation, steps: usize) -> St
 
 fn table() -> State {
     println!(
-        "\n3D boxes on the incline (cases/box3d_incline.toml refined; h = 1 ms; from t = 0)\n{:<14} {:>6} {:>6} {:>6} {:<12} {:>5} {:>10} {:>9} {:>12} {:>8} {:>8} {:>5}",
+        "\n3D boxes on the incline (cases/box3d_incline.toml refined; h = 1 ms; from t = 0)\n{:<14} {:>6} {:>6} {:>6} {:<12} {:>5} {:>10} {:>9} {:>12} {:>10} {:>8} {:>8} {:>8} {:>5}",
         "scene",
         "nodes",
         "tets",
@@ -98,6 +102,8 @@ fn table() -> State {
         "ms/step",
         "its/step",
         "iter/(f+s)",
+        "assembly %",
+        "search %",
         "broad %",
         "CCD %",
         "symb"

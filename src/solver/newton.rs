@@ -109,6 +109,12 @@ pub struct PhaseSeconds {
     pub broad_phase: f64,
     /// The step filter.
     pub step_filter: f64,
+    /// The assembly: the gradient, the terms' Hessians and the matrix (the factorisation not
+    /// included).
+    pub assembly: f64,
+    /// The line search, its contact stage included (the broad phase and the step filter are
+    /// also counted above).
+    pub line_search: f64,
 }
 
 /// What one step did.
@@ -536,17 +542,20 @@ impl<const D: usize> Simulation<D> {
                     tol,
                 });
             }
-            let (ls, scale_after) =
-                self.line_search(energy, scale)
-                    .map_err(|f| SolveError::LineSearch {
-                        step,
-                        time: t0,
-                        iteration,
-                        halvings: f.halvings,
-                        alpha: f.alpha,
-                        residual,
-                        energy: f.energy_before,
-                    })?;
+            let clock = self.time_linear_solve.then(std::time::Instant::now);
+            let searched = self.line_search(energy, scale);
+            if let Some(c) = clock {
+                self.phase_seconds.line_search += c.elapsed().as_secs_f64();
+            }
+            let (ls, scale_after) = searched.map_err(|f| SolveError::LineSearch {
+                step,
+                time: t0,
+                iteration,
+                halvings: f.halvings,
+                alpha: f.alpha,
+                residual,
+                energy: f.energy_before,
+            })?;
             std::mem::swap(&mut self.x, &mut self.ws.trial);
             stats.halvings += ls.halvings;
             stats.flat_line_searches += usize::from(ls.flat);
@@ -842,7 +851,12 @@ impl<const D: usize> Simulation<D> {
             residual: previous_residual,
             source,
         };
-        if let Err(source) = self.assemble() {
+        let clock = self.time_linear_solve.then(std::time::Instant::now);
+        let assembled = self.assemble();
+        if let Some(c) = clock {
+            self.phase_seconds.assembly += c.elapsed().as_secs_f64();
+        }
+        if let Err(source) = assembled {
             return Err(linear_error(&self.ws, source));
         }
         let dofs = self.system.dofs();
