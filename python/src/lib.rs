@@ -2,7 +2,7 @@
 //! through the library's entry points the command line uses ([`stickslip::api`], the runners of
 //! [`stickslip::run`], [`stickslip::rigid::run::simulate`]), so a result equals the CLI's output
 //! files bit for bit. The GIL is released while a case steps; the thread that called in
-//! re-attaches every [`SIGNAL_CHECK`] to let Python run its signal handlers, so Ctrl-C raises
+//! re-attaches every `SIGNAL_CHECK` to let Python run its signal handlers, so Ctrl-C raises
 //! `KeyboardInterrupt` within a fraction of a second and leaves the interpreter usable.
 
 use std::io::IsTerminal;

@@ -109,7 +109,7 @@ pub struct RunArgs {
     /// The case and how to run it.
     #[command(flatten)]
     pub case: CaseArgs,
-    /// Output directory (default: out/<case file stem>).
+    /// Output directory (default: `out/<case file stem>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Also write one OBJ per step (frame_00000.obj, …).

@@ -92,7 +92,7 @@ impl RigidBody {
         Vector3::new(s.y + s.z, s.x + s.z, s.x + s.y) * (mass / 5.0)
     }
 
-    /// 𝒱̇ = 𝒢⁻¹([ad_𝒱]ᵀ 𝒢 𝒱 + ℱ(T)) (rad/s², m/s²), written out as
+    /// 𝒱̇ = 𝒢⁻¹(\[ad_𝒱\]ᵀ 𝒢 𝒱 + ℱ(T)) (rad/s², m/s²), written out as
     /// ω̇ = I⁻¹((Iω) × ω), v̇ = v × ω + Rᵀ g_w.
     #[inline]
     pub fn acceleration(&self, pose: &Pose, twist: &Vector6<f64>) -> Vector6<f64> {

@@ -4,7 +4,7 @@
 //!
 //! Notation (world frame): r = c − p the contact point from the centre of mass (m); the
 //! contact-point velocity u = R(v + ω × Rᵀr) (m/s); an impulse J (N s) at c changes it by K J,
-//! K = (1/m) I₃ − [r]ₓ R I⁻¹ Rᵀ [r]ₓ (1/kg); n̂ the ground's unit normal; u_n = n̂·u < 0 approaching;
+//! K = (1/m) I₃ − \[r\]ₓ R I⁻¹ Rᵀ \[r\]ₓ (1/kg); n̂ the ground's unit normal; u_n = n̂·u < 0 approaching;
 //! ε the restitution, μ the friction coefficient (dimensionless).
 
 use nalgebra::{Matrix2, Matrix3, Vector2, Vector3, Vector6};
@@ -56,7 +56,7 @@ pub struct Impulse {
     pub fallback: bool,
 }
 
-/// The inverse effective mass K = (1/m) I₃ − [r]ₓ R I⁻¹ Rᵀ [r]ₓ at the point p + r (1/kg).
+/// The inverse effective mass K = (1/m) I₃ − \[r\]ₓ R I⁻¹ Rᵀ \[r\]ₓ at the point p + r (1/kg).
 pub fn inverse_effective_mass(body: &RigidBody, state: &State, r: &Vector3<f64>) -> Matrix3<f64> {
     let rot = state.pose.r;
     let inv_inertia = Matrix3::from_diagonal(&body.inertia.map(|i| 1.0 / i));

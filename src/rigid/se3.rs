@@ -12,7 +12,7 @@ use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 /// θ − sin θ carry a relative error ~ ε/θ² ≈ 2e-12).
 pub const TAYLOR_THETA: f64 = 1e-2;
 
-/// The skew matrix [x]ₓ with [x]ₓ y = x × y.
+/// The skew matrix \[x\]ₓ with \[x\]ₓ y = x × y.
 #[inline]
 pub fn hat(x: &Vector3<f64>) -> Matrix3<f64> {
     Matrix3::new(0.0, -x.z, x.y, x.z, 0.0, -x.x, -x.y, x.x, 0.0)
@@ -70,7 +70,7 @@ pub fn exp_se3_delta(omega: &Vector3<f64>, v: &Vector3<f64>) -> (Matrix3<f64>, V
     (w * a + w2 * b, jac * v)
 }
 
-/// The adjoint [ad_𝒱] = [[ω̂, 0], [v̂, ω̂]] of a twist 𝒱 = (ω, v).
+/// The adjoint \[ad_𝒱\] = [[ω̂, 0], [v̂, ω̂]] of a twist 𝒱 = (ω, v).
 pub fn ad(twist: &Vector6<f64>) -> Matrix6<f64> {
     let w = hat(&twist.fixed_rows::<3>(0).into_owned());
     let v = hat(&twist.fixed_rows::<3>(3).into_owned());

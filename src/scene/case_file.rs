@@ -1,7 +1,7 @@
 //! Reading case files, shared by every case kind: the file's text (refusing what is not a
 //! regular file of a sensible size), strict TOML parsing into a kind's schema with errors that
 //! name the file and the dotted key on one line, the `kind` peek, and the rules every kind's
-//! validation shares ([`Validator`]). Each kind's schema and validation is its own module
+//! validation shares (`Validator`). Each kind's schema and validation is its own module
 //! (`scene/slope/`, `rigid/case.rs`, `scene/bounce.rs`).
 
 use std::path::{Path, PathBuf};

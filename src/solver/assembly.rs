@@ -267,7 +267,7 @@ pub struct HessianSystem {
     factor: Factor,
     /// Index of every diagonal entry in the values (for [`HessianSystem::add_to_diagonal`]).
     diagonal_slots: Vec<usize>,
-    /// Symbolic analyses done (faer's, [`analyse`], or the band's, [`SkylineLlt::new`]): one
+    /// Symbolic analyses done (faer's, `analyse`, or the band's, [`SkylineLlt::new`]): one
     /// at construction and one per pattern rebuild.
     pub symbolic_factorisations: usize,
     /// Numeric factorisations done ([`HessianSystem::factorize`]).

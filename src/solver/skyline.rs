@@ -26,7 +26,7 @@
 /// zeros after the last keep every elimination's window inside the buffer. So each pair of
 /// columns is eliminated over the same fixed window with no test of where a row starts, and
 /// for the widths of the book's square and its refinements the window's size is a compile-time
-/// constant ([`Fixed`]), which lets the compiler unroll it. The factor is the envelope
+/// constant (`Fixed`), which lets the compiler unroll it. The factor is the envelope
 /// Cholesky's entry for entry, with the same roundings: outside the envelope the band's extra
 /// updates are 0 − 0·x.
 pub struct SkylineLlt {
@@ -223,7 +223,7 @@ impl SkylineLlt {
     /// left-looking form (each L_ij one dot product over row i, which needs L_i,j−1 first) is
     /// one chain of dependent operations along every row, and measured 21 % slower at
     /// n_seg = 4 (docs/benchmarks.md). Columns are eliminated two at a time
-    /// ([`SkylineLlt::eliminate_pair`]): one pass over each row for both updates, with the
+    /// (`SkylineLlt::eliminate_pair`): one pass over each row for both updates, with the
     /// same roundings as one column at a time.
     pub fn factorize_in_place(&mut self) -> Result<(), usize> {
         assert!(

@@ -5,7 +5,7 @@
 //!
 //! With s = a·n = a·(u × v) (the triple product) and q = n·n = ‖u‖²‖v‖² − (u·v)²:
 //! ∇s = (u × v, v × a, a × u) over (a, u, v); its Hessian has zero diagonal blocks and
-//! ∂²s/∂a∂u = −[v]ₓ, ∂²s/∂a∂v = [u]ₓ, ∂²s/∂u∂v = −[a]ₓ ([w]ₓ x = w × x; the lower blocks
+//! ∂²s/∂a∂u = −\[v\]ₓ, ∂²s/∂a∂v = \[u\]ₓ, ∂²s/∂u∂v = −\[a\]ₓ (\[w\]ₓ x = w × x; the lower blocks
 //! their transposes). ∇q = (0, 2‖v‖² u − 2(u·v) v, 2‖u‖² v − 2(u·v) u), ∂²q/∂u² =
 //! 2‖v‖² I − 2 v vᵀ, ∂²q/∂v² = 2‖u‖² I − 2 u uᵀ, ∂²q/∂u∂v = 4 u vᵀ − 2 v uᵀ − 2(u·v) I. Then
 //! ∇f = (2s/q) ∇s − (s²/q²) ∇q and

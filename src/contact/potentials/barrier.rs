@@ -318,7 +318,7 @@ impl<const D: usize, P: ContactPair<D>> Energy<D> for BarrierPotential<D, P> {
         }
     }
 
-    /// w ∂²b/∂x² per active collision, projected ([`Blocks::Solver`]), N/m.
+    /// w ∂²b/∂x² per active collision, projected (`Blocks::Solver`), N/m.
     fn hessian(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [f64]) {
         self.blocks(x, weight, out, Blocks::Solver);
     }
@@ -331,7 +331,7 @@ impl<const D: usize, P: ContactPair<D>> Energy<D> for BarrierPotential<D, P> {
             .any(|c| self.candidates[c.candidate].area() < 0.0)
     }
 
-    /// Every block PSD ([`Blocks::Psd`]).
+    /// Every block PSD (`Blocks::Psd`).
     fn psd_hessian(&self, x: &[Vector<D>], _step: &StepState<D>, weight: f64, out: &mut [f64]) {
         self.blocks(x, weight, out, Blocks::Psd);
     }

@@ -1,7 +1,7 @@
 //! An ellipsoid of tetrahedra (SPEC.md §7 bodies; the football of SPEC.md §5 on the core, issue
 //! 21).
 //!
-//! The cube [−1, 1]³ of n × n × n cells, split as [`cuboid`](super::cuboid::cuboid) splits
+//! The cube [−1, 1]³ of n × n × n cells, split as [`cuboid`] splits
 //! its cells, is mapped onto the unit ball by the concentric map p ↦ p ‖p‖∞ / ‖p‖₂ (each cube
 //! shell ‖p‖∞ = r onto the sphere of radius r; the centre stays), then stretched by the semi-axes
 //! (a, b, c) along the local x, y, z axes. The map is continuous and one-to-one, so the mesh

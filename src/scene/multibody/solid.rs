@@ -3,10 +3,10 @@
 //! mass-spring, launched with a rigid motion (a velocity and an angular velocity about the
 //! centre), on half-spaces with an optional surface velocity, under gravity. The schema is
 //! [`super::solid_schema`]; the friction, barrier, time and Newton sections are validated by
-//! the 2D scene's rules ([`super::settings`]).
+//! the 2D scene's rules (`super::settings`).
 //!
 //! Bodies meet each other through point–triangle and edge–edge pairs (SPEC.md §7); a scene whose
-//! bodies start closer than d̂ or overlapping is refused ([`super::solid_clearance`]).
+//! bodies start closer than d̂ or overlapping is refused (`super::solid_clearance`).
 //!
 //! Static triangle meshes are obstacles beside the half-spaces ([`super::triangle_obstacle`]),
 //! numbered after them. Not yet in 3D: drivers.

@@ -1,6 +1,6 @@
 //! The schema of a square-on-slope case file (`kind = "slope_square"`, SPEC.md §1): its
 //! sections as written, parsed strictly (unknown keys rejected) by
-//! [`crate::scene::case_file::parse_case_toml`]; [`super::Scene::from_case`] validates them.
+//! `crate::scene::case_file::parse_case_toml`; [`super::Scene::from_case`] validates them.
 
 use serde::{Deserialize, Serialize};
 
