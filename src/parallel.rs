@@ -45,6 +45,30 @@ pub fn for_each_chunk<T: Send>(
     });
 }
 
+/// Σ `part(range)` over `0..n` cut into consecutive ranges of `chunk` (the last may be
+/// shorter), the parts made in parallel ([`for_each_chunk`]) and added in order: the same sum,
+/// bit for bit, whatever the threads. The partial sums live on the stack up to 128 parts.
+pub fn chunked_sum(
+    n: usize,
+    chunk: usize,
+    part: impl Fn(std::ops::Range<usize>) -> f64 + Sync,
+) -> f64 {
+    assert!(chunk > 0, "chunks of at least one item");
+    let parts = n.div_ceil(chunk);
+    let mut stack = [0.0f64; 128];
+    let mut heap = Vec::new();
+    let partials = if parts <= stack.len() {
+        &mut stack[..parts]
+    } else {
+        heap.resize(parts, 0.0);
+        &mut heap[..]
+    };
+    for_each_chunk(partials, 1, 1, |c, p| {
+        p[0] = part(c * chunk..((c + 1) * chunk).min(n))
+    });
+    partials.iter().sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +94,26 @@ mod tests {
             for (k, x) in out.iter().enumerate() {
                 assert_eq!(*x, (k / chunk, 1), "len {len} chunk {chunk} item {k}");
             }
+        }
+    }
+
+    /// The chunks' partial sums added in order: equal, bit for bit, to the same partial sums
+    /// added one after the other; on the stack (under 128 parts) and beyond it.
+    #[test]
+    fn a_chunked_sum_adds_the_parts_in_order() {
+        let term = |i: usize| {
+            1.0 / (1.0 + i as f64).powi(3) * if i.is_multiple_of(3) { -1.0 } else { 1.0 }
+        };
+        for (n, chunk) in [(0usize, 4usize), (1, 4), (1000, 7), (100_000, 64)] {
+            let part = |r: std::ops::Range<usize>| r.map(term).sum::<f64>();
+            let expected: f64 = (0..n.div_ceil(chunk))
+                .map(|c| part(c * chunk..((c + 1) * chunk).min(n)))
+                .sum();
+            assert_eq!(
+                chunked_sum(n, chunk, part).to_bits(),
+                expected.to_bits(),
+                "n {n}"
+            );
         }
     }
 }

@@ -571,13 +571,10 @@ impl<const D: usize> Energy<D> for NeoHookean<D> {
         if n < PARALLEL_ELEMENTS {
             return weight * (0..n).map(|e| self.element_value(x, e)).sum::<f64>();
         }
-        let mut partials = vec![0.0; n.div_ceil(CHUNK)];
-        parallel::for_each_chunk(&mut partials, 1, 1, |c, p| {
-            p[0] = (c * CHUNK..((c + 1) * CHUNK).min(n))
-                .map(|e| self.element_value(x, e))
-                .sum::<f64>();
-        });
-        weight * partials.iter().sum::<f64>()
+        weight
+            * parallel::chunked_sum(n, CHUNK, |r| {
+                r.map(|e| self.element_value(x, e)).sum::<f64>()
+            })
     }
 
     /// w V P Gₐ per element node, N.

@@ -10,7 +10,6 @@
 //! ([`SpringEnergy`]) every edge is an element of two nodes.
 
 pub use super::term::Projection;
-
 use super::term::{DifferenceEnergy, Elements, Energy, StepState};
 use super::{Matrix, Vector};
 use crate::parallel;
@@ -194,25 +193,14 @@ impl<const D: usize> Energy<D> for SpringEnergy {
         if self.edges.len() < PARALLEL_EDGES {
             return weight * self.edges.iter().zip(&self.rest_l2).map(f).sum::<f64>();
         }
-        let chunks = self.edges.len().div_ceil(CHUNK);
-        let mut stack = [0.0f64; 128];
-        let mut heap = Vec::new();
-        let partials = if chunks <= stack.len() {
-            &mut stack[..chunks]
-        } else {
-            heap.resize(chunks, 0.0);
-            &mut heap[..]
-        };
-        let n = self.edges.len();
-        parallel::for_each_chunk(partials, 1, 1, |c, p| {
-            let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-            p[0] = self.edges[range.clone()]
-                .iter()
-                .zip(&self.rest_l2[range])
-                .map(f)
-                .sum();
-        });
-        weight * partials.iter().sum::<f64>()
+        weight
+            * parallel::chunked_sum(self.edges.len(), CHUNK, |r| {
+                self.edges[r.clone()]
+                    .iter()
+                    .zip(&self.rest_l2[r])
+                    .map(f)
+                    .sum::<f64>()
+            })
     }
 
     /// [w ∂ψ/∂x_a, −w ∂ψ/∂x_a] per edge, N: the difference form's g, spread out in place.
