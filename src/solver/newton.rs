@@ -232,6 +232,9 @@ impl<const D: usize> line_search::TrialPoints<D> for NewtonTrials<'_, D> {
     }
 
     fn flat(&mut self, x: &[Vector<D>]) -> bool {
+        // The gradient needs the contact stage's active set at x: the line search found new
+        // candidates for the step, which the last update's active set may index past.
+        self.potential.update_contact(x);
         self.grad.fill(Vector::<D>::zeros());
         self.potential.gradient(x, &self.state, self.grad);
         free_gradient_norm(self.dofs, self.grad) < self.gradient_norm
