@@ -10,8 +10,8 @@ use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy, io};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
 use crate::number_format::Short;
 use crate::run::multibody::{
-    ContactRow, ContactState, SceneRunError, SceneRunner, SceneSummary, trajectory_header,
-    trajectory_values,
+    ContactRow, ContactState, DriverSummary, SceneRunError, SceneRunner, SceneSummary,
+    trajectory_header, trajectory_values,
 };
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::{CaseError, Override};
@@ -236,22 +236,7 @@ pub fn scene_table(s: &SceneSummary) -> String {
             b.verdict
         ));
     }
-    if !s.drivers.is_empty() {
-        t.push_str(&format!(
-            "\n{:<16} {:<8} {:<14} {}\n",
-            "driver", "type", "on", "final force N"
-        ));
-        for d in &s.drivers {
-            t.push_str(&format!(
-                "{:<16} {:<8} {:<14} ({:.4}, {:.4})\n",
-                one_line(&d.name),
-                d.kind,
-                one_line(&d.body),
-                d.final_force_n[0],
-                d.final_force_n[1]
-            ));
-        }
-    }
+    t.push_str(&drivers_table(&s.drivers));
     if let Some(a) = &s.stick_slip_cycle_analytic {
         t.push_str("\nstick-slip cycle (SPEC.md §8)   measured      analytic\n");
         let m = s.stick_slip_cycle.map(|m| m.cycle);
@@ -351,4 +336,31 @@ pub fn slide_or_tip_lines(
         crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH,
         crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH * a.width_m,
     )
+}
+
+/// The drivers' lines of a scene's table (2D or 3D): name, type, body and the final force;
+/// nothing without drivers.
+pub fn drivers_table(drivers: &[DriverSummary]) -> String {
+    let mut t = String::new();
+    if drivers.is_empty() {
+        return t;
+    }
+    t.push_str(&format!(
+        "\n{:<16} {:<8} {:<14} {}\n",
+        "driver", "type", "on", "final force N"
+    ));
+    for d in drivers {
+        t.push_str(&format!(
+            "{:<16} {:<8} {:<14} ({})\n",
+            one_line(&d.name),
+            d.kind,
+            one_line(&d.body),
+            d.final_force_n
+                .iter()
+                .map(|f| format!("{f:.4}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    t
 }

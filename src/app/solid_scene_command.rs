@@ -190,6 +190,7 @@ pub fn solid_table(s: &SolidSummary) -> String {
             b.verdict
         ));
     }
+    t.push_str(&crate::app::scene_command::drivers_table(&s.drivers));
     if let (Some(m), Some(a)) = (&s.incline, &s.incline_analytic) {
         t.push_str(&format!(
             "\non the incline ({:.3} degrees)      measured     analytic\n",

@@ -229,6 +229,15 @@ impl Validator<'_> {
         }
     }
     pub(crate) fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
+        self.finite_vector(key, x)
+    }
+
+    /// Every component of the vector at `key` finite.
+    pub(crate) fn finite_vector<const D: usize>(
+        &self,
+        key: &str,
+        x: [f64; D],
+    ) -> Result<(), CaseError> {
         if x.iter().all(|c| c.is_finite()) {
             Ok(())
         } else {

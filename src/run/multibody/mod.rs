@@ -22,8 +22,8 @@ use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::{Vec2, Vector};
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
-use crate::scene::multibody::system::{DriverForce, SceneLayout};
-use crate::scene::multibody::{DriverKind, MultibodyScene};
+use crate::scene::multibody::system::SceneLayout;
+use crate::scene::multibody::{DriverKind, DriverSpec, MultibodyScene};
 use crate::solver::assembly::LinearSolveError;
 use crate::solver::{Simulation, SolveError};
 
@@ -262,8 +262,30 @@ pub struct DriverSummary {
     pub body: String,
     /// Its node set and how many nodes that is.
     pub nodes: String,
-    /// Its force on the body at the end, N.
-    pub final_force_n: [f64; 2],
+    /// Its force on the body at the end, N (D components).
+    pub final_force_n: Vec<f64>,
+}
+
+impl DriverSummary {
+    /// Every driver of a scene with its force at the end (`forces`, in the drivers' order);
+    /// `bodies` names the scene's bodies.
+    pub fn all<const D: usize>(
+        drivers: &[DriverSpec<D>],
+        bodies: &[&str],
+        forces: &[crate::energy::Vector<D>],
+    ) -> Vec<DriverSummary> {
+        drivers
+            .iter()
+            .zip(forces)
+            .map(|(d, f)| DriverSummary {
+                name: d.name.clone(),
+                kind: d.kind.name(),
+                body: bodies[d.body].to_string(),
+                nodes: format!("{} ({} nodes)", d.node_set, d.nodes.len()),
+                final_force_n: f.iter().copied().collect(),
+            })
+            .collect()
+    }
 }
 
 /// `summary.json` of a scene.
@@ -490,19 +512,7 @@ impl SceneRunner {
                 }
             })
             .collect();
-        let h2 = sim.settings().h * sim.settings().h;
-        let drivers = self
-            .layout
-            .drivers
-            .iter()
-            .map(|d| match d {
-                DriverForce::Spring(s) => s.force(&sim.x, sim.time()),
-                DriverForce::Move(nodes) => {
-                    nodes.iter().map(|&i| sim.last_gradient()[i]).sum::<Vec2>() / h2
-                }
-                DriverForce::Force(f) => *f,
-            })
-            .collect();
+        let drivers = self.layout.drivers.iter().map(|d| d.on_body(sim)).collect();
         SceneRow {
             t: sim.time(),
             bodies,
@@ -911,22 +921,8 @@ impl SceneRunner {
                 }
             })
             .collect();
-        let drivers = sc
-            .drivers
-            .iter()
-            .zip(&last.drivers)
-            .map(|(d, f)| DriverSummary {
-                name: d.name.clone(),
-                kind: match d.kind {
-                    DriverKind::Spring { .. } => "spring",
-                    DriverKind::Move { .. } => "move",
-                    DriverKind::Force { .. } => "force",
-                },
-                body: sc.bodies[d.body].name.clone(),
-                nodes: format!("{} ({} nodes)", d.node_set, d.nodes.len()),
-                final_force_n: [f.x, f.y],
-            })
-            .collect();
+        let names: Vec<&str> = sc.bodies.iter().map(|b| b.name.as_str()).collect();
+        let drivers = DriverSummary::all(&sc.drivers, &names, &last.drivers);
         let (cycle, cycle_analytic) = match self.stick_slip() {
             Some((m, a)) => (m, Some(a)),
             None => (None, None),

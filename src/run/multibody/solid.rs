@@ -14,7 +14,9 @@ use serde::Serialize;
 
 use super::slide_or_tip::{self, Outcome, SlideOrTip, SlideOrTipAnalytic};
 use super::solid_stack::InclineStack;
-use super::{ContactRow, SceneRunError, least_squares_slope, push_contact_rows, support};
+use super::{
+    ContactRow, DriverSummary, SceneRunError, least_squares_slope, push_contact_rows, support,
+};
 use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::records::{ContactRecord, Recorder};
 use crate::cross_check::{CrossCheck, CrossCheckReport};
@@ -22,6 +24,7 @@ use crate::energy::Vec3;
 use crate::run::runner::RECORD_CHUNK_STEPS;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
+use crate::scene::multibody::drivers::DriverForce;
 use crate::scene::multibody::solid::{SolidScene, SolidShape};
 use crate::solver::Simulation;
 
@@ -74,6 +77,8 @@ pub struct SolidRow {
     pub t: f64,
     /// Every body, in the scene's order.
     pub bodies: Vec<SolidBodyState>,
+    /// Every driver's force on its body, N, in the scene's order.
+    pub drivers: Vec<Vec3>,
     /// Newton iterations of the step that ended here.
     pub newton_iterations: usize,
     /// Final ‖p‖∞/h of that step, m/s.
@@ -148,6 +153,8 @@ pub struct SolidSummary {
     pub bodies: Vec<SolidBodySummary>,
     /// The verdict's rule in words.
     pub verdict_rule: String,
+    /// The drivers, with their forces at the end.
+    pub drivers: Vec<DriverSummary>,
     /// A body on an incline: measured.
     pub incline: Option<Incline>,
     /// …and SPEC.md §6's.
@@ -195,6 +202,8 @@ pub struct SolidRunner {
     pub bodies: Vec<Range<usize>>,
     /// The simulation.
     pub sim: Simulation<3>,
+    /// How every driver's force on its body is found, in the scene's order.
+    drivers: Vec<DriverForce<3>>,
     /// One row per step, and t = 0.
     pub rows: Vec<SolidRow>,
     /// Totals so far.
@@ -222,7 +231,7 @@ impl SolidRunner {
     /// A runner at t = 0 for `duration` s (the case's when `None`).
     pub fn new(scene: SolidScene, duration: Option<f64>) -> Result<SolidRunner, SceneRunError> {
         let steps = scene.steps_for(duration.unwrap_or(scene.duration));
-        let (system, bodies) = scene.system();
+        let (system, bodies, drivers) = scene.system_and_drivers();
         let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
             case: scene.name.clone(),
             source,
@@ -259,6 +268,7 @@ impl SolidRunner {
             scene,
             bodies,
             sim,
+            drivers,
             rows: Vec::with_capacity(steps + 1),
             steps,
             footing,
@@ -465,6 +475,7 @@ impl SolidRunner {
         SolidRow {
             t: self.sim.time(),
             bodies,
+            drivers: self.drivers.iter().map(|d| d.on_body(&self.sim)).collect(),
             newton_iterations,
             final_residual,
         }
@@ -566,6 +577,9 @@ impl SolidRunner {
     /// A lone body on an inclined half-space, launched (if at all) along the fall line without
     /// spin: measured and SPEC.md §6's.
     pub fn incline(&self) -> Option<(Incline, Incline)> {
+        if self.driven() {
+            return None;
+        }
         if self.scene.bodies.len() != 1 {
             return None;
         }
@@ -619,6 +633,9 @@ impl SolidRunner {
     /// its rotation the tilt of its local z axis, its displacement the downhill distance at the
     /// end.
     pub fn slide_or_tip(&self) -> Option<(SlideOrTip, SlideOrTipAnalytic)> {
+        if self.driven() {
+            return None;
+        }
         let sc = &self.scene;
         if sc.bodies.len() != 1 {
             return None;
@@ -666,6 +683,9 @@ impl SolidRunner {
     /// A lone cylinder launched sliding and/or spinning on a level half-space: measured and
     /// SPEC.md §8's.
     pub fn slide_spin(&self) -> Option<(SlideSpin, SlideSpin)> {
+        if self.driven() {
+            return None;
+        }
         if self.scene.bodies.len() != 1 {
             return None;
         }
@@ -726,6 +746,13 @@ impl SolidRunner {
         Some((measured, analytic))
     }
 
+    /// Whether the scene has drivers: the closed forms (the incline's, the slide-or-tip rule's,
+    /// the puck's, the stack's) are written for bodies under gravity alone, and give no answer
+    /// then.
+    pub fn driven(&self) -> bool {
+        !self.scene.drivers.is_empty()
+    }
+
     /// The run's summary.
     pub fn summary(&self) -> SolidSummary {
         let sc = &self.scene;
@@ -773,6 +800,17 @@ impl SolidRunner {
             h: sc.h,
             duration: self.sim.time(),
             bodies,
+            drivers: DriverSummary::all(
+                &sc.drivers,
+                &sc.bodies
+                    .iter()
+                    .map(|b| b.name.as_str())
+                    .collect::<Vec<_>>(),
+                &self
+                    .rows
+                    .last()
+                    .map_or_else(Vec::new, |r| r.drivers.clone()),
+            ),
             verdict_rule: format!(
                 "per body, relative to what it rests on at the end (the body or half-space pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if no node is within d_hat of it at any sample; tumbling if its local z axis turned more than {:.0} degrees; stopped if its displacement along the surface (the fall line on an incline, else its last window's motion) is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
                 verdict::WINDOW_S,
@@ -800,8 +838,8 @@ impl SolidRunner {
 /// `NAME.y_m`, `NAME.z_m` (mass-weighted centroid), `NAME.vx_m_per_s`, `NAME.vy_m_per_s`,
 /// `NAME.vz_m_per_s`, `NAME.wx_rad_per_s`, `NAME.wy_rad_per_s`, `NAME.wz_rad_per_s` (angular
 /// velocity), `NAME.tilt_rad`, `NAME.min_distance_m`, `NAME.slip_m_per_s`, and on an incline
-/// `NAME.downhill_m`, `NAME.downhill_speed_m_per_s`; then `newton_iterations`,
-/// `final_residual_m_per_s`.
+/// `NAME.downhill_m`, `NAME.downhill_speed_m_per_s`; per driver `NAME.fx_N`, `NAME.fy_N`,
+/// `NAME.fz_N` (its force on its body); then `newton_iterations`, `final_residual_m_per_s`.
 pub fn solid_trajectory_header(runner: &SolidRunner) -> Vec<String> {
     let mut h = vec!["t_s".to_string()];
     for (k, b) in runner.scene.bodies.iter().enumerate() {
@@ -824,6 +862,9 @@ pub fn solid_trajectory_header(runner: &SolidRunner) -> Vec<String> {
         }
         h.extend(columns.iter().map(|c| format!("{}.{c}", b.name)));
     }
+    for d in &runner.scene.drivers {
+        h.extend(["fx_N", "fy_N", "fz_N"].map(|c| format!("{}.{c}", d.name)));
+    }
     h.push("newton_iterations".into());
     h.push("final_residual_m_per_s".into());
     h
@@ -840,6 +881,9 @@ pub fn solid_trajectory_values(row: &SolidRow) -> Vec<f64> {
         if let (Some(d), Some(s)) = (b.downhill, b.downhill_speed) {
             v.extend([d, s]);
         }
+    }
+    for f in &row.drivers {
+        v.extend(f.iter());
     }
     v.push(row.newton_iterations as f64);
     v.push(row.final_residual);

@@ -66,6 +66,9 @@ impl SolidRunner {
     /// Two bodies, one inclined half-space without surface velocity, both starting at rest
     /// without spin: the one nearer the half-space is the lower. Measured and closed form.
     pub fn incline_stack(&self) -> Option<(InclineStack, InclineStack)> {
+        if self.driven() {
+            return None;
+        }
         let sc = &self.scene;
         if sc.bodies.len() != 2 || sc.obstacles.len() != 1 {
             return None;

@@ -11,6 +11,7 @@
 
 mod clearance;
 pub mod dimension;
+pub mod drivers;
 pub mod geometry;
 pub mod schema;
 mod settings;
@@ -24,7 +25,10 @@ use std::path::{Path, PathBuf};
 
 use nalgebra::Vector2;
 
+pub use drivers::{DriverKind, DriverSpec};
 pub use schema::SceneFile;
+
+use drivers::{DriverFields, Face, face_nodes};
 
 use crate::contact::{BarrierParams, Coefficients, HalfSpace};
 use crate::energy::{Projection, Vec2};
@@ -60,47 +64,6 @@ pub struct BodySpec {
     /// Two of its nodes whose joining edge gives its rotation (node 0 → the top of its first
     /// column: the left edge).
     pub reference: [usize; 2],
-}
-
-/// What a driver does.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DriverKind {
-    /// A spring from the node set's mean position to an anchor a₀ + v t.
-    Spring {
-        /// Stiffness, N/m.
-        stiffness: f64,
-        /// Rest length, m.
-        rest_length: f64,
-        /// The anchor at t = 0, m.
-        anchor: Vec2,
-        /// Its velocity, m/s.
-        anchor_velocity: Vec2,
-    },
-    /// The node set moved at a velocity from where it starts.
-    Move {
-        /// m/s.
-        velocity: Vec2,
-    },
-    /// A constant total force on the node set, shared by mass.
-    Force {
-        /// N.
-        force: Vec2,
-    },
-}
-
-/// A driver of the scene.
-#[derive(Clone, Debug)]
-pub struct DriverSpec {
-    /// Its name.
-    pub name: String,
-    /// The body it acts on (index into the scene's bodies).
-    pub body: usize,
-    /// The node set's name.
-    pub node_set: String,
-    /// The node set (the body's own node numbers).
-    pub nodes: Vec<usize>,
-    /// What it does.
-    pub kind: DriverKind,
 }
 
 /// An obstacle's shape.
@@ -287,27 +250,25 @@ impl MultibodyScene {
             .chain(f.obstacles.keys())
             .map(String::as_str)
             .collect();
+        let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
         let mut drivers = Vec::new();
         for (name, d) in &f.drivers {
-            drivers.push(v.driver(name, d, &f.bodies, &bodies)?);
+            let fields = DriverFields {
+                kind: &d.kind,
+                body: &d.body,
+                nodes: &d.nodes,
+                stiffness: d.stiffness,
+                rest_length: d.rest_length,
+                anchor: d.anchor,
+                anchor_velocity: d.anchor_velocity,
+                velocity: d.velocity,
+                force: d.force,
+            };
+            drivers.push(v.driver(name, &fields, &body_names, &NODE_SETS, |b, set| {
+                node_set(&bodies[b].local, set)
+            })?);
         }
-        // Two prescribed motions of one node.
-        for (i, a) in drivers.iter().enumerate() {
-            for b in &drivers[i + 1..] {
-                let both_move = matches!(a.kind, DriverKind::Move { .. })
-                    && matches!(b.kind, DriverKind::Move { .. });
-                if both_move && a.body == b.body && a.nodes.iter().any(|n| b.nodes.contains(n)) {
-                    return Err(v.invalid(
-                        &format!("drivers.{}.nodes", b.name),
-                        &format!(
-                            "a node may be moved by one driver only; `{}` moves some of the same nodes",
-                            a.name
-                        ),
-                        &b.node_set,
-                    ));
-                }
-            }
-        }
+        v.one_motion_per_node(&drivers)?;
         let settings = v.scene_settings(
             &names,
             &f.friction,
@@ -395,26 +356,18 @@ fn placed_mesh(read: Mesh, centre: Vec2, rotation: f64) -> (Mesh, Vec<Vec2>, [us
     (mesh, local, [left, right])
 }
 
+/// The sides of a 2D body's bounding box that name node sets (besides `all`).
+const FACES: [Face; 4] = [
+    ("left", 0, false),
+    ("right", 0, true),
+    ("bottom", 1, false),
+    ("top", 1, true),
+];
+
 /// The nodes of `local` (positions in a body's frame) on side `set` of its bounding box
 /// (within a thousandth of its size), or all of them.
 fn node_set(local: &[Vec2], set: &str) -> Vec<usize> {
-    let (lo, hi) = local.iter().fold(
-        (Vec2::repeat(f64::INFINITY), Vec2::repeat(f64::NEG_INFINITY)),
-        |(lo, hi), p| (lo.inf(p), hi.sup(p)),
-    );
-    let tol = 1e-3 * (hi - lo).amax();
-    (0..local.len())
-        .filter(|&i| {
-            let p = local[i];
-            match set {
-                "left" => p.x <= lo.x + tol,
-                "right" => p.x >= hi.x - tol,
-                "bottom" => p.y <= lo.y + tol,
-                "top" => p.y >= hi.y - tol,
-                _ => true,
-            }
-        })
-        .collect()
+    face_nodes(local, &FACES, set)
 }
 
 /// The rules of a scene's bodies, obstacles and drivers.
@@ -747,119 +700,6 @@ impl Validator<'_> {
             normal,
             point: Vector2::from(point),
             velocity,
-        })
-    }
-
-    fn driver(
-        &self,
-        name: &str,
-        d: &schema::DriverSection,
-        sections: &std::collections::BTreeMap<String, schema::BodySection>,
-        bodies: &[BodySpec],
-    ) -> Result<DriverSpec, CaseError> {
-        let key = |k: &str| format!("drivers.{name}.{k}");
-        let body = sections.keys().position(|b| *b == d.body).ok_or_else(|| {
-            let names: Vec<&str> = sections.keys().map(String::as_str).collect();
-            self.invalid(
-                &key("body"),
-                &format!("must name a body ({})", names.join(", ")),
-                &d.body,
-            )
-        })?;
-        if !NODE_SETS.contains(&d.nodes.as_str()) {
-            return Err(self.invalid(
-                &key("nodes"),
-                &format!("must be one of {NODE_SETS:?}"),
-                &d.nodes,
-            ));
-        }
-        let nodes = node_set(&bodies[body].local, &d.nodes);
-        if nodes.is_empty() {
-            return Err(self.invalid(&key("nodes"), "selects no node", &d.nodes));
-        }
-        let only = |keys: &[(&str, bool)], kind: &str| -> Result<(), CaseError> {
-            match keys.iter().find(|(_, given)| *given) {
-                Some((k, _)) => Err(self.invalid(
-                    &key(k),
-                    &format!("does not apply to type = \"{kind}\""),
-                    "given",
-                )),
-                None => Ok(()),
-            }
-        };
-        let vector = |k: &str, x: Option<[f64; 2]>| -> Result<Vec2, CaseError> {
-            let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
-            self.finite2(&key(k), x)?;
-            Ok(Vector2::from(x))
-        };
-        let kind = match d.kind.as_str() {
-            "spring" => {
-                only(
-                    &[
-                        ("velocity", d.velocity.is_some()),
-                        ("force", d.force.is_some()),
-                    ],
-                    "spring",
-                )?;
-                let stiffness = d
-                    .stiffness
-                    .ok_or_else(|| self.invalid(&key("stiffness"), "missing", "nothing"))?;
-                self.positive(&key("stiffness"), stiffness)?;
-                let rest_length = d.rest_length.unwrap_or(0.0);
-                self.non_negative(&key("rest_length"), rest_length)?;
-                let anchor_velocity = d.anchor_velocity.unwrap_or([0.0; 2]);
-                self.finite2(&key("anchor_velocity"), anchor_velocity)?;
-                DriverKind::Spring {
-                    stiffness,
-                    rest_length,
-                    anchor: vector("anchor", d.anchor)?,
-                    anchor_velocity: Vector2::from(anchor_velocity),
-                }
-            }
-            "move" => {
-                only(
-                    &[
-                        ("stiffness", d.stiffness.is_some()),
-                        ("rest_length", d.rest_length.is_some()),
-                        ("anchor", d.anchor.is_some()),
-                        ("anchor_velocity", d.anchor_velocity.is_some()),
-                        ("force", d.force.is_some()),
-                    ],
-                    "move",
-                )?;
-                DriverKind::Move {
-                    velocity: vector("velocity", d.velocity)?,
-                }
-            }
-            "force" => {
-                only(
-                    &[
-                        ("stiffness", d.stiffness.is_some()),
-                        ("rest_length", d.rest_length.is_some()),
-                        ("anchor", d.anchor.is_some()),
-                        ("anchor_velocity", d.anchor_velocity.is_some()),
-                        ("velocity", d.velocity.is_some()),
-                    ],
-                    "force",
-                )?;
-                DriverKind::Force {
-                    force: vector("force", d.force)?,
-                }
-            }
-            other => {
-                return Err(self.invalid(
-                    &key("type"),
-                    "must be \"spring\", \"move\" or \"force\"",
-                    other,
-                ));
-            }
-        };
-        Ok(DriverSpec {
-            name: name.to_string(),
-            body,
-            node_set: d.nodes.clone(),
-            nodes,
-            kind,
         })
     }
 }

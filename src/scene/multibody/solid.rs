@@ -9,13 +9,16 @@
 //! bodies start closer than d̂ or overlapping is refused (`super::solid_clearance`).
 //!
 //! Static triangle meshes are obstacles beside the half-spaces ([`super::triangle_obstacle`]),
-//! numbered after them. Not yet in 3D: drivers.
+//! numbered after them. Drivers (springs to moving anchors, prescribed motions, constant
+//! forces) are the 2D scene's ([`super::drivers`]), their vectors of three components and their
+//! node sets the faces of a body's bounding box in its own frame ([`SOLID_NODE_SETS`]).
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
+use super::drivers::{DriverFields, DriverForce, DriverSpec, Face, face_nodes};
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
 use super::triangle_obstacle::TriangleObstacle;
@@ -42,6 +45,26 @@ use crate::solver::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder
 /// side faces' share beside their bottom share, large enough that a node turned towards the
 /// plane still meets a barrier.
 pub const FACING_FLOOR: f64 = 1e-3;
+
+/// A 3D driver's node sets: all of a body's nodes, or those on one face of its bounding box at
+/// rest in its own frame (local −x, +x, −y, +y, −z, +z).
+pub const SOLID_NODE_SETS: [&str; 7] = ["all", "left", "right", "front", "back", "bottom", "top"];
+
+/// The faces of a 3D body's bounding box that name node sets (besides `all`).
+const SOLID_FACES: [Face; 6] = [
+    ("left", 0, false),
+    ("right", 0, true),
+    ("front", 1, false),
+    ("back", 1, true),
+    ("bottom", 2, false),
+    ("top", 2, true),
+];
+
+/// The nodes of `local` (positions in a body's frame) on face `set` of its bounding box (within
+/// a thousandth of its largest size), or all of them.
+fn solid_node_set(local: &[Vec3], set: &str) -> Vec<usize> {
+    face_nodes(local, &SOLID_FACES, set)
+}
 
 /// The shape a 3D body was generated as (what the analytic checks need of it).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,6 +105,9 @@ pub struct SolidBodySpec {
     pub damping: f64,
     /// Two nodes on its local z axis (bottom, top): their joining vector's turn is its tilt.
     pub axis: [usize; 2],
+    /// Every node at rest in the body's own frame (before its rotation, about its centre), m:
+    /// where the drivers' node sets are taken.
+    pub local: Vec<Vec3>,
 }
 
 /// A body's support: a half-space or a flat triangle mesh ([`SolidScene::nearest_support`]).
@@ -112,6 +138,8 @@ pub struct SolidScene {
     pub obstacles: Vec<(String, HalfSpace<3>)>,
     /// The triangle-mesh obstacles, by name, in name order (numbered after the half-spaces).
     pub meshes: Vec<(String, TriangleObstacle)>,
+    /// The drivers, in name order.
+    pub drivers: Vec<DriverSpec<3>>,
     /// The default friction coefficients.
     pub friction: Coefficients,
     /// Per-pair coefficients.
@@ -176,17 +204,31 @@ impl SolidScene {
         if f.bodies.is_empty() {
             return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
         }
-        if let Some(name) = f.drivers.keys().next() {
-            return Err(v.invalid(
-                &format!("drivers.{name}"),
-                "drivers are not yet implemented in 3D scenes",
-                "given",
-            ));
-        }
         let mut bodies = Vec::new();
         for (name, b) in &f.bodies {
             bodies.push(v.solid_body(name, b, path)?);
         }
+        let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
+        let mut drivers = Vec::new();
+        for (name, d) in &f.drivers {
+            let fields = DriverFields {
+                kind: &d.kind,
+                body: &d.body,
+                nodes: &d.nodes,
+                stiffness: d.stiffness,
+                rest_length: d.rest_length,
+                anchor: d.anchor,
+                anchor_velocity: d.anchor_velocity,
+                velocity: d.velocity,
+                force: d.force,
+            };
+            drivers.push(
+                v.driver(name, &fields, &body_names, &SOLID_NODE_SETS, |b, set| {
+                    solid_node_set(&bodies[b].local, set)
+                })?,
+            );
+        }
+        v.one_motion_per_node(&drivers)?;
         let nodes: usize = bodies.iter().map(|b| b.mesh.len()).sum();
         if nodes as f64 > MAX_NODES {
             return Err(v.invalid(
@@ -270,6 +312,7 @@ impl SolidScene {
             bodies,
             obstacles,
             meshes,
+            drivers,
             friction: settings.friction,
             friction_pairs: settings.friction_pairs,
             eps_v: fr.eps_v,
@@ -314,6 +357,15 @@ impl SolidScene {
     /// every boundary node against every half-space, and, with more than one body, the
     /// point–triangle and edge–edge pairs between them; with every body's node range.
     pub fn system(&self) -> (System<3>, Vec<std::ops::Range<usize>>) {
+        let (system, ranges, _) = self.system_and_drivers();
+        (system, ranges)
+    }
+
+    /// [`SolidScene::system`], and how every driver's force on its body is found after a step
+    /// (in the scene's order).
+    pub fn system_and_drivers(
+        &self,
+    ) -> (System<3>, Vec<std::ops::Range<usize>>, Vec<DriverForce<3>>) {
         let mut builder = SystemBuilder::new(self.solver_settings());
         let mut surface = ContactSurface::default();
         let ranges: Vec<_> = self
@@ -349,6 +401,17 @@ impl SolidScene {
             .collect();
         let mass = builder.masses().to_vec();
         builder.add_potential(Box::new(GravityEnergy::new(mass, self.gravity)));
+        let drivers = self
+            .drivers
+            .iter()
+            .map(|d| {
+                d.add_to(
+                    &mut builder,
+                    ranges[d.body].start,
+                    &self.bodies[d.body].mesh.x0,
+                )
+            })
+            .collect();
         // Triangle meshes: their vertices are nodes held fixed (after the bodies', as
         // `solid_boundary` numbers them), so that the point–triangle and edge–edge pairs serve
         // body–mesh contact.
@@ -388,10 +451,10 @@ impl SolidScene {
             stage.add_triangle_pairs(&boundary, &x0);
         }
         builder.set_contact(stage);
-        let system = builder
-            .build()
-            .expect("a validated scene names only its own nodes, with positive masses");
-        (system, ranges)
+        let system = builder.build().expect(
+            "a validated scene names only its own nodes, with positive masses, and no node is moved twice",
+        );
+        (system, ranges, drivers)
     }
 
     /// The friction table's number of the first triangle mesh (after the bodies and the
@@ -667,6 +730,11 @@ impl Validator<'_> {
             .iter()
             .map(|x| velocity + angular_velocity.cross(&(x - c)))
             .collect();
+        let local = mesh
+            .x0
+            .iter()
+            .map(|x| rotation.inverse() * (x - centre))
+            .collect();
         Ok(SolidBodySpec {
             name: name.to_string(),
             mesh,
@@ -677,6 +745,7 @@ impl Validator<'_> {
             material,
             damping,
             axis,
+            local,
         })
     }
 

@@ -200,9 +200,9 @@ pub struct SolidSceneFile {
     /// The obstacles, by name.
     #[serde(default)]
     pub obstacles: BTreeMap<String, SolidObstacleSection>,
-    /// Drivers: none yet in 3D (a non-empty table is refused by name).
+    /// The drivers, by name.
     #[serde(default)]
-    pub drivers: BTreeMap<String, toml::Value>,
+    pub drivers: BTreeMap<String, SolidDriverSection>,
     /// Friction.
     pub friction: FrictionSection,
     /// The barrier.
@@ -211,4 +211,59 @@ pub struct SolidSceneFile {
     pub time: TimeSection,
     /// Newton.
     pub newton: NewtonSection,
+}
+
+/// `[drivers.NAME]` of a 3D scene: as a 2D scene's ([`super::schema::DriverSection`]), its
+/// vectors of three components.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolidDriverSection {
+    /// `"spring"`, `"move"` or `"force"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The body it acts on.
+    pub body: String,
+    /// The body's node set: `"all"` (the default), or the nodes on one face of its bounding
+    /// box at rest in its own frame: `"left"` / `"right"` (local −x / +x), `"front"` /
+    /// `"back"` (−y / +y), `"bottom"` / `"top"` (−z / +z).
+    #[serde(default = "default_nodes")]
+    pub nodes: String,
+    /// Spring stiffness, N/m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f64>,
+    /// Spring rest length, m (default 0: a zero-length spring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest_length: Option<f64>,
+    /// The spring's anchor at t = 0, m.
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub anchor: Option<[f64; 3]>,
+    /// The anchor's velocity, m/s (default 0: a fixed anchor).
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub anchor_velocity: Option<[f64; 3]>,
+    /// The velocity a `"move"` driver moves its nodes at, m/s.
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub velocity: Option<[f64; 3]>,
+    /// The total force of a `"force"` driver, N.
+    #[serde(
+        default,
+        deserialize_with = "exactly_three_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub force: Option<[f64; 3]>,
+}
+
+fn default_nodes() -> String {
+    "all".into()
 }

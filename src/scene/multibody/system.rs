@@ -4,13 +4,12 @@
 
 use std::ops::Range;
 
+use super::MultibodyScene;
+pub use super::drivers::DriverForce;
 use super::geometry::geometry;
-use super::{DriverKind, MultibodyScene};
 use crate::contact::{ContactStage, ContactSurface, FrictionParams, FrictionTable};
-use crate::energy::anchor_spring::AnchorSpring;
-use crate::energy::constant_force::ConstantForce;
+use crate::energy::Projection;
 use crate::energy::gravity::GravityEnergy;
-use crate::energy::{Projection, Vec2};
 use crate::solver::driver::LinearMotion;
 use crate::solver::{SolverSettings, System, SystemBuilder};
 
@@ -23,18 +22,6 @@ pub struct SceneLayout {
     pub polylines: Vec<(usize, Range<usize>)>,
     /// Per driver (in the scene's order), how its force is found.
     pub drivers: Vec<DriverForce>,
-}
-
-/// How a driver's force on its body is found after a step.
-#[derive(Clone, Debug)]
-pub enum DriverForce {
-    /// A spring: its own force at x and the time.
-    Spring(AnchorSpring<2>),
-    /// A prescribed motion: the reaction on its nodes (their degrees of freedom in the state
-    /// vector).
-    Move(Vec<usize>),
-    /// A constant force.
-    Force(Vec2),
 }
 
 impl MultibodyScene {
@@ -70,49 +57,14 @@ impl MultibodyScene {
         }
         let mass = builder.masses().to_vec();
         builder.add_potential(Box::new(GravityEnergy::new(mass.clone(), self.gravity)));
-        let mut drivers = Vec::new();
-        for d in &self.drivers {
-            let range = &ranges[d.body];
-            let nodes: Vec<usize> = d.nodes.iter().map(|&i| range.start + i).collect();
-            drivers.push(match d.kind {
-                DriverKind::Spring {
-                    stiffness,
-                    rest_length,
-                    anchor,
-                    anchor_velocity,
-                } => {
-                    let spring = AnchorSpring::new(
-                        nodes,
-                        anchor,
-                        anchor_velocity,
-                        stiffness,
-                        rest_length,
-                        Projection::Clamp,
-                    );
-                    builder.add_potential(Box::new(spring.clone()));
-                    DriverForce::Spring(spring)
-                }
-                DriverKind::Move { velocity } => {
-                    let start = nodes
-                        .iter()
-                        .map(|&i| self.bodies[d.body].mesh.x0[i - range.start])
-                        .collect();
-                    builder.add_driver(Box::new(LinearMotion::new(
-                        d.name.clone(),
-                        nodes.clone(),
-                        start,
-                        velocity,
-                        [true, true],
-                    )));
-                    DriverForce::Move(nodes)
-                }
-                DriverKind::Force { force } => {
-                    let m: Vec<f64> = nodes.iter().map(|&i| mass[i]).collect();
-                    builder.add_potential(Box::new(ConstantForce::new(nodes, &m, force)));
-                    DriverForce::Force(force)
-                }
-            });
-        }
+        let drivers = self
+            .drivers
+            .iter()
+            .map(|d| {
+                let first = ranges[d.body].start;
+                d.add_to(&mut builder, first, &self.bodies[d.body].mesh.x0)
+            })
+            .collect();
         let table = FrictionTable {
             default: self.friction,
             entries: self.friction_pairs.clone(),
