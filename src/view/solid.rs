@@ -8,6 +8,7 @@ use crate::energy::Vec3;
 use crate::run::multibody::slide_or_tip::Outcome;
 use crate::run::multibody::solid::SolidRunner;
 use crate::run::multibody::{ContactState, SceneRunError};
+use crate::scene::multibody::DriverKind;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_clearance::solid_boundary;
 
@@ -155,6 +156,19 @@ impl SolidCheck {
     }
 }
 
+/// A driver in the 3D view ([`SolidCase::driver_marks`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriverMark {
+    /// A spring (drawn as a line to its anchor); else an arrow.
+    pub spring: bool,
+    /// Its node set's mean now, m.
+    pub from: Vec3,
+    /// The spring's anchor now, or the arrow's tip, m.
+    pub to: Vec3,
+    /// A force's size, written at the tip.
+    pub label: Option<String>,
+}
+
 /// One 3D scene case in the viewer.
 pub struct SolidCase {
     /// The case as loaded (kept for reset).
@@ -257,8 +271,88 @@ impl SolidCase {
             .collect()
     }
 
+    /// Every driver as the view draws it, in the scene's order: from its node set's mean now to
+    /// a spring's anchor now (a₀ + v t), or `len` m along a prescribed motion's velocity or a
+    /// constant force (none where that is zero).
+    pub fn driver_marks(&self, len: f64) -> Vec<DriverMark> {
+        let x = &self.runner.sim.x;
+        let t = self.time();
+        self.scene
+            .drivers
+            .iter()
+            .filter_map(|d| {
+                let first = self.runner.bodies[d.body].start;
+                let from =
+                    d.nodes.iter().map(|&i| x[first + i]).sum::<Vec3>() / d.nodes.len() as f64;
+                let along = |v: &Vec3| (v.norm() > 0.0).then(|| from + v.normalize() * len);
+                let (to, label) = match d.kind {
+                    DriverKind::Spring {
+                        anchor,
+                        anchor_velocity,
+                        ..
+                    } => (Some(anchor + anchor_velocity * t), None),
+                    DriverKind::Move { velocity } => (along(&velocity), None),
+                    DriverKind::Force { force } => {
+                        (along(&force), Some(format!("{:.3} N", force.norm())))
+                    }
+                };
+                Some(DriverMark {
+                    spring: matches!(d.kind, DriverKind::Spring { .. }),
+                    from,
+                    to: to?,
+                    label,
+                })
+            })
+            .collect()
+    }
+
     /// The camera on the bodies now ([`super::solid_layout::solid_camera`]).
     pub fn camera(&self) -> super::solid_layout::SolidCamera {
         super::solid_layout::solid_camera(&self.body_points(), &self.scene.gravity)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn case(file: &str) -> SolidCase {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cases")
+            .join(file);
+        SolidCase::new(SolidScene::load(&path, &[]).unwrap(), Some(0.01)).unwrap()
+    }
+
+    /// A spring's mark runs from its node set's mean now (the box's bottom nodes: those that
+    /// start within a millimetre of the ground) to its anchor a₀ + v t = (0.05 t, 0, 0.0005) m;
+    /// a force's runs `len` along the force from the mean of all the lower box's nodes.
+    #[test]
+    fn driver_marks_follow_the_node_sets_and_the_moving_anchor() {
+        let mut pulled = case("pulled_block3d.toml");
+        for _ in 0..5 {
+            pulled.step();
+        }
+        let t = pulled.time();
+        let x0 = &pulled.scene.bodies[0].mesh.x0;
+        let x = &pulled.runner.sim.x;
+        let bottom: Vec<usize> = (0..x0.len()).filter(|&i| x0[i].z < 1e-3).collect();
+        assert_eq!(bottom.len(), 9, "a 2 × 2 cell box has 9 bottom nodes");
+        let mean = bottom.iter().map(|&i| x[i]).sum::<Vec3>() / 9.0;
+        let marks = pulled.driver_marks(0.1);
+        assert_eq!(marks.len(), 1);
+        assert!(marks[0].spring);
+        assert!((marks[0].from - mean).norm() < 1e-12);
+        assert!((marks[0].to - Vec3::new(0.05 * t, 0.0, 0.0005)).norm() < 1e-12);
+
+        let stack = case("stack_pull3d.toml");
+        let lower = stack.runner.bodies[0].clone();
+        let x = &stack.runner.sim.x;
+        let mean = x[lower.clone()].iter().sum::<Vec3>() / lower.len() as f64;
+        let marks = stack.driver_marks(0.1);
+        assert!(!marks[0].spring);
+        assert!((marks[0].from - mean).norm() < 1e-12);
+        assert!((marks[0].to - (mean + Vec3::new(0.1, 0.0, 0.0))).norm() < 1e-12);
+        assert_eq!(marks[0].label.as_deref(), Some("100.000 N"));
     }
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use macroquad::camera::{Camera3D, Projection, set_camera, set_default_camera};
 use macroquad::math::vec2;
 use macroquad::models::{Mesh, Vertex, draw_line_3d, draw_mesh};
-use macroquad::shapes::draw_circle;
+use macroquad::shapes::{draw_circle, draw_rectangle};
 use macroquad::window::screen_height;
 
 use super::ViewError;
@@ -20,7 +20,7 @@ use super::lamps::LampStrip;
 use super::layout::Rect;
 use super::multibody_layout::body_fill;
 use super::multibody_paint::{CONTACT_RADIUS, contact_colour};
-use super::paint::{Pen, colour, faded, fill, frame, line};
+use super::paint::{Pen, arrow, colour, faded, fill, frame, line};
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
 use super::solid::SolidCase;
@@ -35,6 +35,9 @@ pub const HUD_BODIES: usize = 3;
 /// Triangles per draw call: macroquad clamps a draw call's geometry (3 vertices and 3 indices
 /// a triangle, under its 5000 indices).
 pub const TRIANGLES_PER_DRAW: usize = 1500;
+/// A prescribed motion's or a force's arrow is this share of the framed radius long.
+const DRIVER_ARROW_OF_RADIUS: f64 = 0.3;
+
 /// A half-space's grid lines are lifted off its patch by this share of the framed radius, so
 /// that the depth test shows them.
 pub const GRID_LIFT: f64 = 2e-3;
@@ -189,6 +192,7 @@ fn scene(case: &SolidCase, rect: Rect, pen: &Pen) {
     }
     set_default_camera();
     contact_dots(case, &cam, rect);
+    drivers(case, &cam, rect, pen);
     if let Some(s) = spacing {
         pen.text(
             &format!("grid {s} m"),
@@ -199,6 +203,27 @@ fn scene(case: &SolidCase, rect: Rect, pen: &Pen) {
         );
     }
     frame(rect, colour(graphics::TEXT));
+}
+
+/// Every driver over the 3D picture (as the 2D view draws them): a spring as a line from its
+/// node set's mean to its anchor (a square), a prescribed motion or a force as an arrow from the
+/// mean, a force's size written at its tip.
+fn drivers(case: &SolidCase, cam: &SolidCamera, rect: Rect, pen: &Pen) {
+    let c = colour(graphics::DRIVER);
+    for m in case.driver_marks(DRIVER_ARROW_OF_RADIUS * cam.radius) {
+        let (Some(p), Some(q)) = (cam.to_screen(rect, &m.from), cam.to_screen(rect, &m.to)) else {
+            continue;
+        };
+        if m.spring {
+            line(p, q, 2.0, c);
+            draw_rectangle(q.0 - 4.0, q.1 - 4.0, 8.0, 8.0, c);
+        } else {
+            arrow(p, q, c);
+        }
+        if let Some(label) = &m.label {
+            pen.text(label, q.0 + 4.0, q.1 - 4.0, 14, c);
+        }
+    }
 }
 
 /// The contact pairs as dots in their regime's colour, over the 3D picture (seen through the
