@@ -526,6 +526,34 @@ fn the_3d_stack_shows_both_boxes_and_sticking_and_sliding_contacts() {
     }
 }
 
+/// `view` on the 3D pulled block after 100 steps (0.1 s, its spring stretching): the box drawn
+/// where the camera projects it, and the spring's anchor, a₀ + v t, as a square in the driver
+/// colour where the camera projects that point; the line's midpoint in that colour too.
+#[test]
+fn the_3d_pulled_block_shows_its_spring_to_the_moving_anchor() {
+    if !display_or_skip("3D driver screenshot") {
+        return;
+    }
+    let case = "cases/pulled_block3d.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let png = screenshot(&[case], 1, 100, dir.path(), "pulled3d.png");
+    let state = solid_stepped(case, 100);
+    let rect = assert_solid_bodies_drawn(&png, &state, "3D pulled block at step 100");
+    let cam = state.camera();
+    let marks = state.driver_marks(0.3 * cam.radius);
+    assert_eq!(marks.len(), 1);
+    let (from, to) = (
+        cam.to_screen(rect, &marks[0].from).unwrap(),
+        cam.to_screen(rect, &marks[0].to).unwrap(),
+    );
+    assert!(near(&png, to, graphics::DRIVER, 2), "the anchor at {to:?}");
+    let mid = (0.5 * (from.0 + to.0), 0.5 * (from.1 + to.1));
+    assert!(
+        near(&png, mid, graphics::DRIVER, 2),
+        "the spring at {mid:?}"
+    );
+}
+
 /// 2D and 3D scene files in one `view`: exit 2 before any window, one line naming the file of
 /// the other dimension and the key `dimension`, whichever comes first.
 #[test]
