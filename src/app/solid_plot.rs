@@ -286,7 +286,8 @@ fn slide_spin_panels(
 /// the sliding point mass's.
 fn across_panels(runner: &SolidRunner) -> Option<Vec<Panel>> {
     let sc = &runner.scene;
-    if sc.bodies.len() != 1 || sc.bodies[0].angular_velocity.norm() > 0.0 {
+    // The sliding point mass is under gravity and friction alone, as the other closed forms.
+    if runner.driven() || sc.bodies.len() != 1 || sc.bodies[0].angular_velocity.norm() > 0.0 {
         return None;
     }
     let b = &sc.bodies[0];

@@ -86,6 +86,12 @@ fn jacobi_eigen(a: &Matrix3<f64>) -> (Matrix3<f64>, Vector3<f64>) {
     )
 }
 
+/// The range of d² + b² (FᵀF's entries squared) where [`rotate`] forms squares: outside it
+/// (an F of entries below about 10⁻⁷² or above about 10⁷²) they would lose bits to underflow or
+/// overflow, and the rotation is taken in ratios instead.
+const SQUARES_FROM: f64 = 1e-290;
+const SQUARES_UP_TO: f64 = 1e290;
+
 /// One Jacobi rotation in the (P, Q) plane (R the third index) that zeroes m[P][Q], applied to
 /// the symmetric `m` (both triangles kept) and accumulated into the columns of `v`.
 #[inline(always)]
@@ -103,12 +109,19 @@ fn rotate<const P: usize, const Q: usize, const R: usize>(
     // three long, not five.
     let d = m[Q][Q] - m[P][P];
     let b = 2.0 * apq;
-    let w = d.abs() + (d * d + b * b).sqrt();
-    let sb = if d < 0.0 { -b } else { b };
-    let t = sb / w;
-    let n = (w * w + b * b).sqrt();
-    let c = w / n;
-    let s = sb / n;
+    let r2 = d * d + b * b;
+    let (t, c, s) = if r2 > SQUARES_FROM && r2 < SQUARES_UP_TO {
+        let w = d.abs() + r2.sqrt();
+        let sb = if d < 0.0 { -b } else { b };
+        let n = (w * w + b * b).sqrt();
+        (sb / w, w / n, sb / n)
+    } else {
+        // Squares that would underflow or overflow: the textbook form, in ratios.
+        let theta = d / b;
+        let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+        let c = 1.0 / (t * t + 1.0).sqrt();
+        (t, c, t * c)
+    };
     m[P][P] -= t * apq;
     m[Q][Q] += t * apq;
     m[P][Q] = 0.0;
@@ -227,5 +240,10 @@ mod tests {
             check(&(r * Matrix3::from_diagonal(&d) * r2));
         }
         check(&Matrix3::identity());
+        // F of tiny and huge entries, whose FᵀF's squares leave the double range.
+        let f = r * Matrix3::from_diagonal(&Vector3::new(1.2, 0.9, 0.7)) * r2;
+        for scale in [1e-80, 1e-150, 1e75, 1e100] {
+            check(&(f * scale));
+        }
     }
 }

@@ -648,17 +648,17 @@ impl HessianSystem {
         let dim = self.dim;
         let mut full = Vec::new();
         let mut difference = Vec::new();
+        let block_len = (dim * k) * (dim * k);
+        let too_large = |what, entries| LinearSolveError::TooLarge { what, entries };
+        if g.form == BlockForm::Full && u32::try_from(block_len * elements.len()).is_err() {
+            return Err(too_large(
+                "a term's block buffer",
+                block_len * elements.len(),
+            ));
+        }
         let mut starts = std::mem::take(&mut self.maps[t].starts);
         match g.form {
             BlockForm::Full => {
-                let block_len = (dim * k) * (dim * k);
-                let too_large = |what, entries| LinearSolveError::TooLarge { what, entries };
-                if u32::try_from(block_len * elements.len()).is_err() {
-                    return Err(too_large(
-                        "a term's block buffer",
-                        block_len * elements.len(),
-                    ));
-                }
                 let mut missing = false;
                 let mut beyond = None;
                 starts.clear();
@@ -684,6 +684,7 @@ impl HessianSystem {
                 }
                 starts.push(full.len());
                 if let Some(slot) = beyond {
+                    self.maps[t].starts = starts;
                     return Err(too_large("the Hessian's values", slot + 1));
                 }
                 if missing {

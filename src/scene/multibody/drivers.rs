@@ -264,8 +264,8 @@ impl Validator<'_> {
 
 impl<const D: usize> DriverSpec<D> {
     /// Adds this driver to `builder`: its body's nodes start at `first` in the state vector and
-    /// rest at `x0` (the body's own numbering); `mass` is every node's. Returns how its force
-    /// is found after a step.
+    /// rest at `x0` (the body's own numbering); a force is shared by the builder's masses.
+    /// Returns how its force is found after a step.
     pub fn add_to(
         &self,
         builder: &mut SystemBuilder<D>,
