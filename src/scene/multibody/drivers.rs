@@ -151,16 +151,34 @@ impl Validator<'_> {
         if nodes.is_empty() {
             return Err(self.invalid(&key("nodes"), "selects no node", d.nodes));
         }
-        let only = |keys: &[(&str, bool)], kind: &str| -> Result<(), CaseError> {
-            match keys.iter().find(|(_, given)| *given) {
-                Some((k, _)) => Err(self.invalid(
-                    &key(k),
-                    &format!("does not apply to type = \"{kind}\""),
-                    "given",
-                )),
-                None => Ok(()),
+        // Every key but type, body and nodes belongs to some types only.
+        let given = [
+            ("stiffness", d.stiffness.is_some()),
+            ("rest_length", d.rest_length.is_some()),
+            ("anchor", d.anchor.is_some()),
+            ("anchor_velocity", d.anchor_velocity.is_some()),
+            ("velocity", d.velocity.is_some()),
+            ("force", d.force.is_some()),
+        ];
+        let applies: &[&str] = match d.kind {
+            "spring" => &["stiffness", "rest_length", "anchor", "anchor_velocity"],
+            "move" => &["velocity"],
+            "force" => &["force"],
+            other => {
+                return Err(self.invalid(
+                    &key("type"),
+                    "must be \"spring\", \"move\" or \"force\"",
+                    other,
+                ));
             }
         };
+        if let Some((k, _)) = given.iter().find(|(k, on)| *on && !applies.contains(k)) {
+            return Err(self.invalid(
+                &key(k),
+                &format!("does not apply to type = \"{}\"", d.kind),
+                "given",
+            ));
+        }
         let vector = |k: &str, x: Option<[f64; D]>| -> Result<Vector<D>, CaseError> {
             let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
             self.finite_vector(&key(k), x)?;
@@ -168,13 +186,6 @@ impl Validator<'_> {
         };
         let kind = match d.kind {
             "spring" => {
-                only(
-                    &[
-                        ("velocity", d.velocity.is_some()),
-                        ("force", d.force.is_some()),
-                    ],
-                    "spring",
-                )?;
                 let stiffness = d
                     .stiffness
                     .ok_or_else(|| self.invalid(&key("stiffness"), "missing", "nothing"))?;
@@ -190,43 +201,12 @@ impl Validator<'_> {
                     anchor_velocity: Vector::<D>::from(anchor_velocity),
                 }
             }
-            "move" => {
-                only(
-                    &[
-                        ("stiffness", d.stiffness.is_some()),
-                        ("rest_length", d.rest_length.is_some()),
-                        ("anchor", d.anchor.is_some()),
-                        ("anchor_velocity", d.anchor_velocity.is_some()),
-                        ("force", d.force.is_some()),
-                    ],
-                    "move",
-                )?;
-                DriverKind::Move {
-                    velocity: vector("velocity", d.velocity)?,
-                }
-            }
-            "force" => {
-                only(
-                    &[
-                        ("stiffness", d.stiffness.is_some()),
-                        ("rest_length", d.rest_length.is_some()),
-                        ("anchor", d.anchor.is_some()),
-                        ("anchor_velocity", d.anchor_velocity.is_some()),
-                        ("velocity", d.velocity.is_some()),
-                    ],
-                    "force",
-                )?;
-                DriverKind::Force {
-                    force: vector("force", d.force)?,
-                }
-            }
-            other => {
-                return Err(self.invalid(
-                    &key("type"),
-                    "must be \"spring\", \"move\" or \"force\"",
-                    other,
-                ));
-            }
+            "move" => DriverKind::Move {
+                velocity: vector("velocity", d.velocity)?,
+            },
+            _ => DriverKind::Force {
+                force: vector("force", d.force)?,
+            },
         };
         Ok(DriverSpec {
             name: name.to_string(),
