@@ -1,5 +1,6 @@
 //! Contact records: what a runner keeps of every friction contact at every step, in 2D (the
-//! slope scene) and 3D (the 3D scenes' nodes against half-spaces).
+//! slope scene) and 3D (the 3D scenes' nodes against half-spaces, and their pairs between
+//! bodies and with triangle meshes).
 
 use crate::contact::ContactPoint;
 use crate::energy::Vector;
@@ -25,6 +26,11 @@ pub struct ContactRecord {
     pub friction: f64,
     /// The optimiser's velocity v^{n+1}, m/s.
     pub v_opt: [f64; 3],
+    /// Whether the record is a pair of two primitives (between bodies, or of a body and a
+    /// triangle mesh) rather than a node against a half-space: its velocities are then the
+    /// relative velocity of the two closest points, Σⱼ βⱼ vⱼ over the stencil, and `node` is the
+    /// stencil's first node.
+    pub pair: bool,
 }
 
 /// `v` as a 3-vector (z = 0 in 2D).
@@ -40,6 +46,8 @@ pub struct Recorder<const D: usize> {
     barrier: Vec<Vector<D>>,
     friction: Vec<Vector<D>>,
     elements: Vec<Vector<D>>,
+    /// Which components of every node a driver prescribes (contact forces do not move them).
+    prescribed: Vec<[bool; D]>,
 }
 
 impl<const D: usize> Default for Recorder<D> {
@@ -49,19 +57,33 @@ impl<const D: usize> Default for Recorder<D> {
             barrier: Vec::new(),
             friction: Vec::new(),
             elements: Vec::new(),
+            prescribed: Vec::new(),
         }
     }
 }
 
 impl<const D: usize> Recorder<D> {
-    /// Appends the records of the step `sim` has just taken (SPEC.md §4): for every node
-    /// against a half-space in friction's set (a lagged λ > 0), v_free = v^{n+1} −
-    /// h (f_barrier + f_friction)/mᵢ with the contact forces on the node at x^{n+1} (friction
-    /// with its lagged λ), e = `restitution`, and v^{n+1}. The law's μ is the one the
-    /// optimiser applied at that contact: μ(y) at the optimiser's tangential speed
-    /// y = ‖Tᵀ v^{n+1}‖ (μ_s up to ε_v, μ_k from 2ε_v; the single μ when the case states one),
-    /// so the law checks the optimiser's own Coulomb bound. Contacts between bodies (more than
-    /// one node) are not records of this law.
+    /// Appends the records of the step `sim` has just taken (SPEC.md §4), one per friction
+    /// contact with a lagged λ > 0. Every node's contact-free velocity is v_free = v^{n+1} −
+    /// h (f_barrier + f_friction)/mᵢ, with the contact forces on it at x^{n+1} (friction with
+    /// its lagged λ), except on the components a driver prescribes (an obstacle mesh's nodes, a
+    /// `move` driver's), which contact does not move: there v_free = v^{n+1}.
+    ///
+    /// * A node against a half-space gives v_free and v^{n+1} of the node, with the half-space's
+    ///   normal.
+    /// * A pair (point–edge in 2D, point–triangle and edge–edge in 3D, between bodies or with a
+    ///   triangle mesh) gives the relative velocity of its two closest points, Σⱼ βⱼ vⱼ over the
+    ///   stencil with the weights friction is lagged with, of v_free and of v^{n+1}, with the
+    ///   normal at the closest points (from the second primitive towards the first). The law's
+    ///   3-vector form holds for it as for a node: a pair's force acts on node j as βⱼ F, so its
+    ///   own change of the relative velocity, h F Σⱼ βⱼ²/mⱼ, is along F (an isotropic effective
+    ///   mass), and the Coulomb cone on the impulse is the same cone on that change.
+    ///
+    /// A record whose nodes are all wholly prescribed is not made (contact cannot change its
+    /// velocity), nor one of a correction pair (negative weight, 2D's shared vertices). e is
+    /// `restitution`; the law's μ is the one the optimiser applied at that contact: μ(y) at the
+    /// optimiser's tangential speed y = ‖Tᵀ v^{n+1}‖ (μ_s up to ε_v, μ_k from 2ε_v; the single μ
+    /// when the case states one), so the law checks the optimiser's own Coulomb bound.
     pub fn push_step_records(
         &mut self,
         sim: &Simulation<D>,
@@ -77,25 +99,58 @@ impl<const D: usize> Recorder<D> {
         }
         sim.contacts(&mut self.contacts);
         let n = sim.x.len();
+        if self.prescribed.len() != n {
+            self.prescribed = vec![[false; D]; n];
+            for d in sim.drivers() {
+                let axes = d.axes();
+                for &node in d.nodes() {
+                    for (on, &axis) in self.prescribed[node].iter_mut().zip(&axes) {
+                        *on |= axis;
+                    }
+                }
+            }
+        }
         self.barrier.resize(n, Vector::<D>::zeros());
         self.friction.resize(n, Vector::<D>::zeros());
         sim.contact_forces(&mut self.barrier, &mut self.friction, &mut self.elements);
+        let free_velocity = |i: usize| {
+            let mut v = sim.v[i] - (self.barrier[i] + self.friction[i]) * (h / sim.mass()[i]);
+            for (c, &fixed) in self.prescribed[i].iter().enumerate() {
+                if fixed {
+                    v[c] = sim.v[i][c];
+                }
+            }
+            v
+        };
         for c in &self.contacts {
-            if c.len != 1 {
+            if c.normal_force <= 0.0 {
                 continue;
             }
-            let i = c.nodes[0];
-            let v = sim.v[i];
-            let v_free = v - (self.barrier[i] + self.friction[i]) * (h / sim.mass()[i]);
+            let nodes = &c.nodes[..c.len];
+            if nodes
+                .iter()
+                .all(|&i| self.prescribed[i].iter().all(|&fixed| fixed))
+            {
+                continue;
+            }
+            let (v_free, v) = if c.len == 1 {
+                (free_velocity(nodes[0]), sim.v[nodes[0]])
+            } else {
+                nodes.iter().zip(&c.weights).fold(
+                    (Vector::<D>::zeros(), Vector::<D>::zeros()),
+                    |(free, opt), (&i, &w)| (free + free_velocity(i) * w, opt + sim.v[i] * w),
+                )
+            };
             out.push(ContactRecord {
                 step: step as u32,
-                node: i as u32,
+                node: nodes[0] as u32,
                 time: sim.time(),
                 v_free: lift(&v_free),
                 normal: lift(&c.normal),
                 restitution,
                 friction: c.mu,
                 v_opt: lift(&v),
+                pair: c.len > 1,
             });
         }
     }

@@ -94,10 +94,12 @@ pub struct GapAt {
     pub gap: f64,
     /// The record's step.
     pub step: u32,
-    /// The record's node.
+    /// The record's node (a pair's: its stencil's first node).
     pub node: u32,
     /// The record's time, s.
     pub time: f64,
+    /// Whether the record is a pair ([`ContactRecord::pair`]).
+    pub pair: bool,
 }
 
 /// The cross-check's result (SPEC.md §4), serialisable into the run's JSON.
@@ -117,6 +119,9 @@ pub struct CrossCheckReport {
     pub overall: Agreement,
     /// Agreement over the approaching records with time ≥ `config.late_from_s`.
     pub late: Agreement,
+    /// Agreement over the approaching records of pairs (between bodies, or with a triangle
+    /// mesh; [`ContactRecord::pair`]), counted in `overall` too.
+    pub pairs: Agreement,
     /// Disagreements where the law sticks and the optimiser slides.
     pub law_sticks_optimiser_slides: u64,
     /// Disagreements where the law slides and the optimiser sticks.
@@ -150,6 +155,8 @@ pub struct CrossCheck {
     overall_agree: u64,
     late_agree: u64,
     late_total: u64,
+    pairs_agree: u64,
+    pairs_total: u64,
     law_sticks_optimiser_slides: u64,
     law_slides_optimiser_sticks: u64,
     /// One gap per approaching record, m/s.
@@ -182,6 +189,8 @@ impl CrossCheck {
             overall_agree: 0,
             late_agree: 0,
             late_total: 0,
+            pairs_agree: 0,
+            pairs_total: 0,
             law_sticks_optimiser_slides: 0,
             law_slides_optimiser_sticks: 0,
             gaps: Vec::new(),
@@ -242,6 +251,10 @@ impl CrossCheck {
                 self.late_total += 1;
                 self.late_agree += u64::from(agree);
             }
+            if r.pair {
+                self.pairs_total += 1;
+                self.pairs_agree += u64::from(agree);
+            }
             if !agree {
                 if law_sticks {
                     self.law_sticks_optimiser_slides += 1;
@@ -263,6 +276,7 @@ impl CrossCheck {
                     step: r.step,
                     node: r.node,
                     time: r.time,
+                    pair: r.pair,
                 });
             }
         }
@@ -282,6 +296,7 @@ impl CrossCheck {
             approaching,
             overall: Agreement::from_counts(self.overall_agree, approaching),
             late: Agreement::from_counts(self.late_agree, self.late_total),
+            pairs: Agreement::from_counts(self.pairs_agree, self.pairs_total),
             law_sticks_optimiser_slides: self.law_sticks_optimiser_slides,
             law_slides_optimiser_sticks: self.law_slides_optimiser_sticks,
             gap_median: quantile(&sorted, 0.5),
@@ -321,6 +336,13 @@ impl fmt::Display for CrossCheckReport {
             "  stick/slide agreement {} overall, {} from t = {} s",
             self.overall, self.late, self.config.late_from_s
         )?;
+        if self.pairs.total > 0 {
+            writeln!(
+                f,
+                "  of which pairs between bodies or with triangle meshes: {}",
+                self.pairs
+            )?;
+        }
         writeln!(
             f,
             "  disagreements: law sticks/optimiser slides {}, law slides/optimiser sticks {}",
@@ -335,8 +357,12 @@ impl fmt::Display for CrossCheckReport {
         if let Some(m) = self.gap_max {
             write!(
                 f,
-                ", max {:.3e} m/s at step {} (t = {:.2} s), node {}",
-                m.gap, m.step, m.time, m.node
+                ", max {:.3e} m/s at step {} (t = {:.2} s), {} {}",
+                m.gap,
+                m.step,
+                m.time,
+                if m.pair { "the pair at node" } else { "node" },
+                m.node
             )?;
         }
         Ok(())
@@ -376,6 +402,7 @@ mod tests {
             restitution: 0.0,
             friction: mu,
             v_opt: [vt_opt * t[0], vt_opt * t[1], 0.0],
+            pair: false,
         }
     }
 
@@ -437,6 +464,7 @@ mod tests {
             restitution: 0.0,
             friction: 0.2,
             v_opt,
+            pair: false,
         };
         let report = check(&[
             rec([0.3, 0.4, -0.5], [0.24, 0.32, 0.0]),

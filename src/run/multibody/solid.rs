@@ -363,8 +363,9 @@ impl SolidRunner {
     }
 
     /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
-    /// from now on: each node against a half-space in friction's set (contacts between bodies,
-    /// and with triangle meshes, are not records of this law).
+    /// from now on: each node against a half-space in friction's set, and each pair between
+    /// bodies or with a triangle mesh at its closest points' relative velocity
+    /// ([`Recorder::push_step_records`]).
     pub fn set_cross_check(&mut self, check: CrossCheck) {
         self.check = Some(check);
     }
