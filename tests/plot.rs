@@ -346,3 +346,65 @@ fn a_3d_case_without_a_closed_form_is_drawn_as_its_speeds() {
         "{start} vs {expected}"
     );
 }
+
+/// The 3D driver cases are drawn as the 2D ones are (the same panels): the box pulled by a
+/// spring along +x on level ground (cases/pulled_block3d.toml) as the spring's force along x
+/// (trajectory.csv's `spring.fx_N`, exactly) with μ_s m g = 0.6 · 1 kg · 9.81 = 5.886 N and
+/// the breakaway time μ_s m g/(k v) = 5.886/(200 · 0.05) = 0.5886 s dashed, and its velocity
+/// along x (`block.vx_m_per_s`); the stack pulled along +x on frictionless ground
+/// (cases/stack_pull3d.toml, F = 100 N, m₁ = 16, m₂ = 4 kg, μ = 0.3 between) as both
+/// velocities along x with a₁ t and a₂ t at a₂ = μ g = 2.943 and a₁ = (F − μ m₂ g)/m₁ =
+/// 5.51425 m/s², and the upper's speed over the lower with 2 ε_v.
+#[test]
+fn the_3d_driver_cases_are_drawn_with_their_closed_forms() {
+    use stickslip::app::solid_plot::solid_panels;
+    use stickslip::run::multibody::solid::SolidRunner;
+    use stickslip::scene::multibody::solid::SolidScene;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let finished = |case: &str| {
+        let mut r =
+            SolidRunner::new(SolidScene::load(&root.join(case), &[]).unwrap(), None).unwrap();
+        while !r.done() {
+            r.step().unwrap();
+        }
+        r
+    };
+    let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-9;
+
+    let r = finished("cases/pulled_block3d.toml");
+    let panels = solid_panels(&r);
+    assert_eq!(panels.len(), 2);
+    let force = &panels[0].curves;
+    assert_eq!(force[0].points.len(), r.rows.len());
+    for (p, row) in force[0].points.iter().zip(&r.rows) {
+        assert_eq!(*p, (row.t, row.drivers[0].x.abs()));
+    }
+    assert!(force[1].analytic && force[1].points.iter().all(|p| close(p.1, 5.886)));
+    assert!(force[2].analytic && force[2].points.iter().all(|p| close(p.0, 0.5886)));
+    for (p, row) in panels[1].curves[0].points.iter().zip(&r.rows) {
+        assert_eq!(*p, (row.t, row.bodies[0].velocity.x));
+    }
+
+    let r = finished("cases/stack_pull3d.toml");
+    let panels = solid_panels(&r);
+    assert_eq!(panels.len(), 2);
+    let v = &panels[0].curves;
+    for (k, curve) in v[..2].iter().enumerate() {
+        for (p, row) in curve.points.iter().zip(&r.rows) {
+            assert_eq!(*p, (row.t, row.bodies[k].velocity.x));
+        }
+    }
+    let t_end = r.rows.last().unwrap().t;
+    for (curve, a) in v[2..]
+        .iter()
+        .zip([(100.0 - 0.3 * 4.0 * 9.81) / 16.0, 0.3 * 9.81])
+    {
+        assert!(curve.analytic);
+        assert!(
+            close(curve.points.last().unwrap().1, a * t_end),
+            "{curve:?}"
+        );
+    }
+    let slip = &panels[1].curves;
+    assert!(slip[1].analytic && slip[1].points.iter().all(|p| close(p.1, 2.0 * 1e-4)));
+}

@@ -451,6 +451,23 @@ fn a_pulled_lower_box_carries_or_loses_the_upper_as_newtons_law_says() {
         let what = |b: &str| format!("F = {force} N: the {b} box's acceleration");
         close(&what("lower"), slope(&ts, &vs(lower)), expected_lower, 5e-3);
         close(&what("upper"), slope(&ts, &vs(upper)), expected_upper, 5e-3);
+        // The summary's stack (`run::multibody::solid_driven`) is these fits and closed forms.
+        let (m, a) = (&summary["stack"], &summary["stack_analytic"]);
+        assert_eq!(
+            summary["stack_bodies"],
+            serde_json::json!(["lower", "upper"])
+        );
+        for (key, fitted, expected) in [
+            ("lower_m_per_s2", slope(&ts, &vs(lower)), expected_lower),
+            ("upper_m_per_s2", slope(&ts, &vs(upper)), expected_upper),
+        ] {
+            assert!((m[key].as_f64().unwrap() - fitted).abs() < 1e-9, "{m}");
+            close(key, a[key].as_f64().unwrap(), expected, 1e-9);
+        }
+        let slips = force > mu * G * (m1 + m2);
+        assert_eq!(m["upper_slips"], slips, "{m}");
+        assert_eq!(a["upper_slips"], slips, "{a}");
+        assert!(stdout.contains("stacked blocks (SPEC.md §8)"), "{stdout}");
         let last = rows.last().unwrap();
         if force <= mu * G * (m1 + m2) {
             let slip = (last[upper] - last[lower]).abs();
@@ -513,7 +530,7 @@ fn a_pulled_box_breaks_away_at_mu_s_m_g() {
     let (mass, mu_s, k, v, eps_v) = (1.0, 0.6, 200.0, 0.05, 1e-4);
     let (f_break, t_break) = (mu_s * mass * G, mu_s * mass * G / (k * v));
     let dir = tempfile::tempdir().unwrap();
-    let (_, _, header, rows) = run_ok("cases/pulled_block3d.toml", dir.path(), &[]);
+    let (stdout, summary, header, rows) = run_ok("cases/pulled_block3d.toml", dir.path(), &[]);
     let (slip, fx) = (
         column(&header, "block.slip_m_per_s"),
         column(&header, "spring.fx_N"),
@@ -529,6 +546,20 @@ fn a_pulled_box_breaks_away_at_mu_s_m_g() {
         .expect("the box breaks away");
     close("breakaway force", row[fx], f_break, 0.02);
     close("breakaway time", row[0], t_break, 0.02);
+    // The summary's breakaway (`run::multibody::solid_driven`: the first slip that carries the
+    // box more than d̂) is the row found here, and its closed form the one derived here.
+    let b = &summary["breakaway"];
+    assert_eq!(b["force_n"].as_f64(), Some(row[fx]), "{b}");
+    assert!((b["time_s"].as_f64().unwrap() - row[0]).abs() < 1e-9, "{b}");
+    let a = &summary["breakaway_analytic"];
+    close("μ_s m g", a["force_n"].as_f64().unwrap(), f_break, 1e-9);
+    close(
+        "μ_s m g/(k v)",
+        a["time_s"].as_f64().unwrap(),
+        t_break,
+        1e-9,
+    );
+    assert!(stdout.contains("breakaway (SPEC.md §8): "), "{stdout}");
 }
 
 /// The same box driven by a prescribed motion instead (a 3D `move` driver on its left face's

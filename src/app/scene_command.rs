@@ -270,50 +270,75 @@ pub fn scene_table(s: &SceneSummary) -> String {
         }
     }
     if let Some(a) = &s.breakaway_analytic {
-        let meas = s.breakaway.map_or("never".to_string(), |b| {
-            format!(
-                "{:.4} N at t = {:.3} s ({:+.2} %)",
-                b.force_n,
-                b.time_s.unwrap_or(f64::NAN),
-                100.0 * (b.force_n / a.force_n - 1.0)
-            )
-        });
-        let when = a
-            .time_s
-            .map_or(String::new(), |t| format!(" at t = {t:.3} s"));
-        t.push_str(&format!(
-            "\nbreakaway (SPEC.md §8): {meas}; analytic mu_s N = {:.4} N{when}\n",
-            a.force_n
-        ));
+        t.push_str(&breakaway_lines(s.breakaway.as_ref(), a));
     }
     if let (Some(m), Some(a)) = (&s.stack, &s.stack_analytic) {
-        let rel = |m: f64, a: f64| {
-            if a == 0.0 {
-                String::new()
-            } else {
-                format!("  ({:+.2} %)", 100.0 * (m / a - 1.0))
-            }
-        };
-        let state = |slips: bool| if slips { "slips" } else { "sticks" };
-        t.push_str(&format!(
-            "\nstacked blocks (SPEC.md §8)     measured      analytic\n  {:<28} {:>10.4} {:>13.4} m/s^2{}\n  {:<28} {:>10.4} {:>13.4} m/s^2{}\n  {:<28} {:>10} {:>13}\n  (accelerations along the ground over the run's second half)\n",
-            "lower block",
-            m.lower_m_per_s2,
-            a.lower_m_per_s2,
-            rel(m.lower_m_per_s2, a.lower_m_per_s2),
-            "upper block",
-            m.upper_m_per_s2,
-            a.upper_m_per_s2,
-            rel(m.upper_m_per_s2, a.upper_m_per_s2),
-            "upper block on the lower",
-            state(m.upper_slips),
-            state(a.upper_slips),
+        t.push_str(&stack_lines(
+            m,
+            a,
+            ["lower block", "upper block", "upper block on the lower"],
         ));
     }
     if let (Some(m), Some(a)) = (&s.slide_or_tip, &s.slide_or_tip_analytic) {
         t.push_str(&slide_or_tip_lines(m, a));
     }
     t
+}
+
+/// The breakaway line of a run's table (2D and 3D): the measured force and time beside
+/// SPEC.md §8's μ_s N.
+pub(crate) fn breakaway_lines(
+    measured: Option<&crate::run::multibody::Breakaway>,
+    a: &crate::run::multibody::Breakaway,
+) -> String {
+    let meas = measured.map_or("never".to_string(), |b| {
+        format!(
+            "{:.4} N at t = {:.3} s ({:+.2} %)",
+            b.force_n,
+            b.time_s.unwrap_or(f64::NAN),
+            100.0 * (b.force_n / a.force_n - 1.0)
+        )
+    });
+    let when = a
+        .time_s
+        .map_or(String::new(), |t| format!(" at t = {t:.3} s"));
+    format!(
+        "\nbreakaway (SPEC.md §8): {meas}; analytic mu_s N = {:.4} N{when}\n",
+        a.force_n
+    )
+}
+
+/// The stacked blocks' lines of a run's table (2D and 3D): both accelerations and whether the
+/// upper slips, measured beside the closed form; `labels` name the lower body's row, the upper
+/// body's and the row of whether the upper slips on the lower.
+pub(crate) fn stack_lines(
+    m: &crate::run::multibody::StackAccelerations,
+    a: &crate::run::multibody::StackAccelerations,
+    labels: [&str; 3],
+) -> String {
+    let [lower, upper, relation] = labels;
+    let rel = |m: f64, a: f64| {
+        if a == 0.0 {
+            String::new()
+        } else {
+            format!("  ({:+.2} %)", 100.0 * (m / a - 1.0))
+        }
+    };
+    let state = |slips: bool| if slips { "slips" } else { "sticks" };
+    format!(
+        "\nstacked blocks (SPEC.md §8)     measured      analytic\n  {:<28} {:>10.4} {:>13.4} m/s^2{}\n  {:<28} {:>10.4} {:>13.4} m/s^2{}\n  {:<28} {:>10} {:>13}\n  (accelerations along the ground over the run's second half)\n",
+        lower,
+        m.lower_m_per_s2,
+        a.lower_m_per_s2,
+        rel(m.lower_m_per_s2, a.lower_m_per_s2),
+        upper,
+        m.upper_m_per_s2,
+        a.upper_m_per_s2,
+        rel(m.upper_m_per_s2, a.upper_m_per_s2),
+        relation,
+        state(m.upper_slips),
+        state(a.upper_slips),
+    )
 }
 
 /// The slide-or-tip lines of a run's table (2D and 3D): the outcome beside the closed form's,

@@ -140,44 +140,14 @@ pub fn panels(runner: &SceneRunner) -> Vec<Panel> {
         ];
     }
     if let (Some((d, k, s)), Some((_, closed))) = (runner.pulling_spring(), runner.breakaway()) {
-        let name = &runner.scene.bodies[k].name;
-        let force = driver_along(runner, d, &s.tangent);
-        let top = force.iter().map(|p| p.1).fold(closed.force_n, f64::max);
-        let mut curves = vec![
-            measured("measured".into(), force, 0),
-            level(
-                format!("μ_s N = {} N (SPEC.md §8)", Sig(closed.force_n)),
-                closed.force_n,
-                t_end,
-            ),
-        ];
-        if let Some(t) = closed.time_s {
-            curves.push(analytic(
-                format!("breakaway at {} s", Sig(t)),
-                vec![(t, 0.0), (t, top)],
-            ));
-        }
-        return vec![
-            Panel {
-                title: format!(
-                    "{}: the spring's force along the ground",
-                    runner.scene.drivers[d].name
-                ),
-                y_desc: "force (N)".into(),
-                log_y: false,
-                curves,
-            },
-            Panel {
-                title: format!("{name}: velocity along the ground"),
-                y_desc: "velocity (m/s)".into(),
-                log_y: false,
-                curves: vec![measured(
-                    name.clone(),
-                    velocity_along(runner, k, &s.tangent),
-                    1,
-                )],
-            },
-        ];
+        return breakaway_panels(
+            &runner.scene.drivers[d].name,
+            &runner.scene.bodies[k].name,
+            driver_along(runner, d, &s.tangent),
+            velocity_along(runner, k, &s.tangent),
+            &closed,
+            t_end,
+        );
     }
     if let (Some(m), Some((_, closed))) = (runner.stack_members(), runner.stack()) {
         return stack_panels(runner, &m, &closed, t_end);
@@ -192,36 +162,88 @@ fn stack_panels(
     t_end: f64,
 ) -> Vec<Panel> {
     let names = |k: usize| runner.scene.bodies[k].name.clone();
-    let (lower, upper) = (
+    stacked_panels(
+        [&names(m.lower), &names(m.upper)],
         velocity_along(runner, m.lower, &m.along),
         velocity_along(runner, m.upper, &m.along),
-    );
+        closed,
+        runner.scene.eps_v,
+        t_end,
+    )
+}
+
+/// A spring pulling a block (2D and 3D): the spring's force along the ground (N, over time)
+/// with μ_s N and the breakaway time dashed, and the block's velocity along it (m/s).
+pub(crate) fn breakaway_panels(
+    driver: &str,
+    body: &str,
+    force: Vec<(f64, f64)>,
+    velocity: Vec<(f64, f64)>,
+    closed: &crate::run::multibody::Breakaway,
+    t_end: f64,
+) -> Vec<Panel> {
+    let top = force.iter().map(|p| p.1).fold(closed.force_n, f64::max);
+    let mut curves = vec![
+        measured("measured".into(), force, 0),
+        level(
+            format!("μ_s N = {} N (SPEC.md §8)", Sig(closed.force_n)),
+            closed.force_n,
+            t_end,
+        ),
+    ];
+    if let Some(t) = closed.time_s {
+        curves.push(analytic(
+            format!("breakaway at {} s", Sig(t)),
+            vec![(t, 0.0), (t, top)],
+        ));
+    }
+    vec![
+        Panel {
+            title: format!("{driver}: the spring's force along the ground"),
+            y_desc: "force (N)".into(),
+            log_y: false,
+            curves,
+        },
+        Panel {
+            title: format!("{body}: velocity along the ground"),
+            y_desc: "velocity (m/s)".into(),
+            log_y: false,
+            curves: vec![measured(body.to_string(), velocity, 1)],
+        },
+    ]
+}
+
+/// Two stacked blocks, the lower pulled (2D and 3D): both velocities along the force (m/s)
+/// with the closed form's a·t dashed, and the upper's speed over the lower with 2 ε_v.
+pub(crate) fn stacked_panels(
+    names: [&str; 2],
+    lower: Vec<(f64, f64)>,
+    upper: Vec<(f64, f64)>,
+    closed: &crate::run::multibody::StackAccelerations,
+    eps_v: f64,
+    t_end: f64,
+) -> Vec<Panel> {
+    let [lower_name, upper_name] = names;
     let relative: Vec<(f64, f64)> = lower
         .iter()
         .zip(&upper)
         .map(|(l, u)| (l.0, (u.1 - l.1).abs()))
         .collect();
-    let eps_v = runner.scene.eps_v;
     vec![
         Panel {
             title: "velocities along the force".into(),
             y_desc: "velocity (m/s)".into(),
             log_y: false,
             curves: vec![
-                measured(names(m.lower), lower, 0),
-                measured(names(m.upper), upper, 1),
+                measured(lower_name.to_string(), lower, 0),
+                measured(upper_name.to_string(), upper, 1),
             ]
             .into_iter()
-            .chain(accelerations(
-                closed,
-                &names(m.lower),
-                &names(m.upper),
-                t_end,
-            ))
+            .chain(accelerations(closed, lower_name, upper_name, t_end))
             .collect(),
         },
         Panel {
-            title: format!("{}'s speed over {}", names(m.upper), names(m.lower)),
+            title: format!("{upper_name}'s speed over {lower_name}"),
             y_desc: "speed (m/s)".into(),
             log_y: false,
             curves: vec![

@@ -2,6 +2,11 @@
 //! it as `stickslip run` does and draws what its closed form is about, dashed over the
 //! measurement (docs/scenes.md, "Figures of 3D scenes"):
 //!
+//! * a body pulled by a spring over a fixed half-space (`run::multibody::solid_driven`): the
+//!   spring's force along the ground with μ_s N and the breakaway time, and the body's velocity
+//!   along it (as the 2D figure);
+//! * two stacked bodies, the lower pulled by a force: both velocities along the force with
+//!   the closed form's a·t, and the upper's speed over the lower with 2 ε_v (as the 2D figure);
 //! * two bodies stacked on an incline: both downhill speeds with a₁ t and a₂ t, and the upper's
 //!   downhill distance over the lower's with ½ (a₂ − a₁) t²;
 //! * a cylinder sliding and/or spinning on a level plane: v and R ω with the lone motions'
@@ -22,7 +27,8 @@ use std::path::Path;
 
 use crate::app::plot::{PlotArgs, PlotError};
 use crate::app::scene_plot::{
-    Curve, Panel, PlotOutputs, analytic, check_plot_options, level, measured,
+    Curve, Panel, PlotOutputs, analytic, breakaway_panels, check_plot_options, level, measured,
+    stacked_panels,
 };
 use crate::console::Progress;
 use crate::energy::Vec3;
@@ -58,6 +64,44 @@ pub fn solid_panels(runner: &SolidRunner) -> Vec<Panel> {
             })
             .collect()
     };
+    if let (Some(p), Some((_, closed))) = (runner.pulling_spring(), runner.breakaway()) {
+        let along = |f: &dyn Fn(&crate::run::multibody::solid::SolidRow) -> Vec3| {
+            runner
+                .rows
+                .iter()
+                .map(|r| (r.t, f(r).dot(&p.along)))
+                .collect::<Vec<_>>()
+        };
+        let force = along(&|r| r.drivers[p.driver])
+            .into_iter()
+            .map(|(t, f)| (t, f.abs()))
+            .collect();
+        return breakaway_panels(
+            &sc.drivers[p.driver].name,
+            &name(p.body),
+            force,
+            along(&|r| r.bodies[p.body].velocity),
+            &closed,
+            t_end,
+        );
+    }
+    if let Some(p) = runner.pulled_stack() {
+        let velocity = |k: usize| {
+            runner
+                .rows
+                .iter()
+                .map(|r| (r.t, r.bodies[k].velocity.dot(&p.along)))
+                .collect()
+        };
+        return stacked_panels(
+            [&name(p.lower), &name(p.upper)],
+            velocity(p.lower),
+            velocity(p.upper),
+            &p.analytic,
+            sc.eps_v,
+            t_end,
+        );
+    }
     if let Some((_, a)) = runner.incline_stack() {
         let (lo, up) = (a.lower, a.upper);
         let relative: Vec<(f64, f64)> = downhill(up, false)

@@ -255,6 +255,20 @@ pub fn solid_table(s: &SolidSummary) -> String {
             t.push_str(&compare("v/(R omega) near the end", m.ratio, a.ratio, ""));
         }
     }
+    if let Some(a) = &s.breakaway_analytic {
+        t.push_str(&crate::app::scene_command::breakaway_lines(
+            s.breakaway.as_ref(),
+            a,
+        ));
+    }
+    if let (Some([lower, upper]), Some(m), Some(a)) = (&s.stack_bodies, &s.stack, &s.stack_analytic)
+    {
+        t.push_str(&crate::app::scene_command::stack_lines(
+            m,
+            a,
+            [lower, upper, &format!("{upper} on {lower}")],
+        ));
+    }
     if let Some(c) = &s.cross_check {
         t.push_str(&format!(
             "\n{c}\n  (every contact in friction's set, every step: a node against a half-space, or a pair between bodies or with a triangle mesh at its closest points' relative velocity; post-pass {:.1} % of the wall)\n",

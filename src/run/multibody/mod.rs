@@ -7,6 +7,7 @@
 mod contact_state;
 pub mod slide_or_tip;
 pub mod solid;
+pub mod solid_driven;
 pub mod solid_stack;
 mod support;
 
@@ -206,6 +207,20 @@ pub struct Breakaway {
     pub force_n: f64,
 }
 
+impl Breakaway {
+    /// SPEC.md §8's breakaway of a block pressed on its support with `normal_force` N (with
+    /// static coefficient `mu_static`) by a spring whose force along the support starts at
+    /// `f0` N and grows at `rate` N/s while the block sticks: at μ_s N, at t = (μ_s N − f0)/rate
+    /// (none without growth, or when the spring starts beyond it). Used in 2D and 3D.
+    pub fn closed_form(mu_static: f64, normal_force: f64, f0: f64, rate: f64) -> Breakaway {
+        let f_max = mu_static * normal_force;
+        Breakaway {
+            time_s: (rate > 0.0 && f0 < f_max).then(|| (f_max - f0) / rate),
+            force_n: f_max,
+        }
+    }
+}
+
 /// Two stacked blocks, the lower pulled by a constant force (SPEC.md §8): the accelerations
 /// along the ground, measured or in closed form.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -217,6 +232,48 @@ pub struct StackAccelerations {
     /// Whether the upper block slips on the lower (measured: its speed relative to the lower
     /// one at the end above 2 ε_v).
     pub upper_slips: bool,
+}
+
+impl StackAccelerations {
+    /// SPEC.md §8's two stacked blocks, the lower (m₁, kg) pulled along the ground by `force`
+    /// N (its component along the ground), gravity pressing into the ground at `g_n` m/s², with
+    /// the ground's coefficients `ground` and those between the blocks `between`. With
+    /// N₁ = (m₁ + m₂) g_n: a force at most μ_s,g N₁ moves nothing; else together
+    /// a = (F − μ_k,g N₁)/(m₁ + m₂) while a ≤ μ_s g_n between the blocks; beyond, the upper
+    /// block slips at μ_k g_n and the lower accelerates at (F − μ_k m₂ g_n − μ_k,g N₁)/m₁. Used
+    /// in 2D and 3D.
+    pub fn closed_form(
+        force: f64,
+        g_n: f64,
+        m1: f64,
+        m2: f64,
+        ground: crate::contact::Coefficients,
+        between: crate::contact::Coefficients,
+    ) -> StackAccelerations {
+        let n1 = (m1 + m2) * g_n;
+        if force <= ground.mu_static * n1 {
+            return StackAccelerations {
+                lower_m_per_s2: 0.0,
+                upper_m_per_s2: 0.0,
+                upper_slips: false,
+            };
+        }
+        let together = (force - ground.mu_kinetic * n1) / (m1 + m2);
+        if together <= between.mu_static * g_n {
+            StackAccelerations {
+                lower_m_per_s2: together,
+                upper_m_per_s2: together,
+                upper_slips: false,
+            }
+        } else {
+            StackAccelerations {
+                lower_m_per_s2: (force - between.mu_kinetic * m2 * g_n - ground.mu_kinetic * n1)
+                    / m1,
+                upper_m_per_s2: between.mu_kinetic * g_n,
+                upper_slips: true,
+            }
+        }
+    }
 }
 
 /// Two stacked blocks: a body pulled by a constant force over an obstacle, and a body resting
@@ -748,15 +805,8 @@ impl SceneRunner {
             } => stiffness * anchor_velocity.dot(&t).abs(),
             _ => 0.0,
         };
-        let f_max = mu.mu_static * n;
         let f0 = self.rows[0].drivers[d].dot(&t).abs();
-        Some((
-            measured,
-            Breakaway {
-                time_s: (rate > 0.0 && f0 < f_max).then(|| (f_max - f0) / rate),
-                force_n: f_max,
-            },
-        ))
+        Some((measured, Breakaway::closed_form(mu.mu_static, n, f0, rate)))
     }
 
     /// The members of two stacked blocks ([`SceneRunner::stack`]), if the scene has them.
@@ -813,29 +863,7 @@ impl SceneRunner {
             .expect("a scene has a contact stage")
             .friction_table()
             .get(lower, upper);
-        let n1 = (m1 + m2) * g_n;
-        let analytic = if f <= mu_g.mu_static * n1 {
-            StackAccelerations {
-                lower_m_per_s2: 0.0,
-                upper_m_per_s2: 0.0,
-                upper_slips: false,
-            }
-        } else {
-            let together = (f - mu_g.mu_kinetic * n1) / (m1 + m2);
-            if together <= mu.mu_static * g_n {
-                StackAccelerations {
-                    lower_m_per_s2: together,
-                    upper_m_per_s2: together,
-                    upper_slips: false,
-                }
-            } else {
-                StackAccelerations {
-                    lower_m_per_s2: (f - mu.mu_kinetic * m2 * g_n - mu_g.mu_kinetic * n1) / m1,
-                    upper_m_per_s2: mu.mu_kinetic * g_n,
-                    upper_slips: true,
-                }
-            }
-        };
+        let analytic = StackAccelerations::closed_form(f, g_n, m1, m2, mu_g, mu);
         let half = self.rows.len() / 2;
         let slope = |k: usize| {
             let pts: Vec<(f64, f64)> = self.rows[half..]

@@ -15,7 +15,8 @@ use serde::Serialize;
 use super::slide_or_tip::{self, Outcome, SlideOrTip, SlideOrTipAnalytic};
 use super::solid_stack::InclineStack;
 use super::{
-    ContactRow, DriverSummary, SceneRunError, least_squares_slope, push_contact_rows, support,
+    Breakaway, ContactRow, DriverSummary, SceneRunError, StackAccelerations, least_squares_slope,
+    push_contact_rows, support,
 };
 use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::records::{ContactRecord, Recorder};
@@ -171,6 +172,18 @@ pub struct SolidSummary {
     pub incline_stack: Option<InclineStack>,
     /// …and in closed form.
     pub incline_stack_analytic: Option<InclineStack>,
+    /// A body pulled by a spring over a fixed half-space: its breakaway, measured
+    /// (`run::multibody::solid_driven`; none if it never broke away)…
+    pub breakaway: Option<Breakaway>,
+    /// …and SPEC.md §8's.
+    pub breakaway_analytic: Option<Breakaway>,
+    /// Two stacked bodies, the lower pulled by a constant force: the lower and upper bodies'
+    /// names…
+    pub stack_bodies: Option<[String; 2]>,
+    /// …their accelerations along the ground, measured…
+    pub stack: Option<StackAccelerations>,
+    /// …and SPEC.md §8's.
+    pub stack_analytic: Option<StackAccelerations>,
     /// Solver statistics (`max_inverted_triangles` counts tetrahedra here).
     pub solver: SolverTotals,
     /// The impulse-law cross-check over the records handed to it (none when off).
@@ -184,14 +197,14 @@ pub struct SolidSummary {
 /// How body `k` sits on its support at t = 0: the half-space or flat triangle mesh nearest it
 /// ([`SolidScene::nearest_support`]).
 #[derive(Clone, Copy, Debug)]
-struct Footing {
+pub(super) struct Footing {
     /// The support's number in the friction table's order (bodies, half-spaces, meshes).
-    member: usize,
+    pub(super) member: usize,
     /// Its index among the half-spaces, when it is one: the closed forms (the incline's, the
     /// slide-or-tip rule's, the puck's) are written for a half-space, its velocity included.
-    half_space: Option<usize>,
+    pub(super) half_space: Option<usize>,
     /// Unit downhill direction along it (gravity's tangential part), if it is inclined.
-    fall_line: Option<Vec3>,
+    pub(super) fall_line: Option<Vec3>,
 }
 
 /// A 3D scene being run.
@@ -209,7 +222,7 @@ pub struct SolidRunner {
     /// Totals so far.
     pub totals: SolverTotals,
     steps: usize,
-    footing: Vec<Option<Footing>>,
+    pub(super) footing: Vec<Option<Footing>>,
     axis0: Vec<Vec3>,
     centre0: Vec<Vec3>,
     started: Instant,
@@ -485,7 +498,7 @@ impl SolidRunner {
     /// What body `k` rests on at the end, as the friction table numbers it (bodies, then
     /// obstacles), with the unit normal of the contact (towards `k`): the body or half-space
     /// pressing on it hardest, else the nearest half-space.
-    fn support(&self, k: usize) -> Option<(usize, Vec3)> {
+    pub(super) fn support(&self, k: usize) -> Option<(usize, Vec3)> {
         let mut pairs = Vec::new();
         if let Some(c) = self.sim.contact() {
             c.distances(&self.sim.x, &mut pairs);
@@ -793,6 +806,21 @@ impl SolidRunner {
             Some((m, a)) => (Some(m), Some(a)),
             None => (None, None),
         };
+        let (breakaway, breakaway_analytic) = match self.breakaway() {
+            Some((m, a)) => (m, Some(a)),
+            None => (None, None),
+        };
+        let (stack_bodies, stack, stack_analytic) = match self.pulled_stack() {
+            Some(p) => (
+                Some([
+                    sc.bodies[p.lower].name.clone(),
+                    sc.bodies[p.upper].name.clone(),
+                ]),
+                Some(p.measured),
+                Some(p.analytic),
+            ),
+            None => (None, None, None),
+        };
         SolidSummary {
             case: sc.name.clone(),
             source: sc.source.as_ref().map(|p| p.display().to_string()),
@@ -827,6 +855,11 @@ impl SolidRunner {
             slide_spin_analytic,
             incline_stack,
             incline_stack_analytic,
+            breakaway,
+            breakaway_analytic,
+            stack_bodies,
+            stack,
+            stack_analytic,
             solver: self.totals,
             cross_check: self.check.as_ref().map(CrossCheck::report),
             post_pass_seconds: self.post_pass_seconds,
