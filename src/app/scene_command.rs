@@ -32,8 +32,7 @@ pub struct SceneRequest<'a> {
     pub set: &'a [Override],
     /// `--contacts`: also write `contacts.csv`.
     pub contacts: bool,
-    /// `--gpu`: the impulse law's backend for the cross-check of a 3D scene (a 2D scene runs
-    /// none yet).
+    /// `--gpu`: the impulse law's backend for the scene's cross-check.
     pub gpu: crate::gpu::GpuMode,
 }
 
@@ -43,7 +42,7 @@ pub enum SceneCommandError {
     /// Bad case file (exit 2).
     #[error(transparent)]
     Case(#[from] CaseError),
-    /// The impulse law's backend could not be set up (3D scenes' cross-check).
+    /// The impulse law's backend could not be set up (the scene's cross-check).
     #[error(transparent)]
     Backend(#[from] crate::api::BackendSetupError),
     /// Bad option value (exit 2).
@@ -102,12 +101,22 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
                 .unwrap_or_else(|| "run".into()),
         )
     });
+    // The impulse law's backend before anything is written: a bad STICKSLIP_GPU_BACKENDS or
+    // `--gpu on` without an adapter leaves the output path as it was.
+    let (shared, _) = crate::api::impulse_backend(request.gpu)?;
     // The output path is checked (and a foreign one refused) before the run.
     let staged = StagedDir::new(
         &out,
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
     let mut runner = SceneRunner::new(scene, request.duration)?;
+    runner.set_cross_check(crate::cross_check::CrossCheck::new(
+        Box::new(shared),
+        crate::cross_check::CrossCheckConfig {
+            eps_v: runner.scene.eps_v,
+            ..crate::cross_check::CrossCheckConfig::default()
+        },
+    ));
     if request.contacts {
         runner.record_contacts();
     }
@@ -116,6 +125,7 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
         runner.step()?;
         progress.update(runner.sim.step);
     }
+    runner.flush_records()?;
     progress.finish();
     let summary = runner.summary();
     staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
@@ -282,7 +292,29 @@ pub fn scene_table(s: &SceneSummary) -> String {
     if let (Some(m), Some(a)) = (&s.slide_or_tip, &s.slide_or_tip_analytic) {
         t.push_str(&slide_or_tip_lines(m, a));
     }
+    if let Some(c) = &s.cross_check {
+        t.push_str(&cross_check_lines(
+            c,
+            "a node against a half-space (less a belt's surface velocity), or a point–edge pair between bodies or with a polyline at its closest points' relative velocity",
+            s.post_pass_seconds,
+            s.wall_seconds,
+        ));
+    }
     t
+}
+
+/// The cross-check's lines of a run's table (2D and 3D): the report, then what its records are
+/// (`records`) and the post-pass's share of the wall.
+pub(crate) fn cross_check_lines(
+    c: &crate::cross_check::CrossCheckReport,
+    records: &str,
+    post_pass_seconds: f64,
+    wall_seconds: f64,
+) -> String {
+    format!(
+        "\n{c}\n  (every contact in friction's set, every step: {records}; post-pass {:.1} % of the wall)\n",
+        100.0 * post_pass_seconds / wall_seconds.max(1e-12)
+    )
 }
 
 /// The breakaway line of a run's table (2D and 3D): the measured force and time beside

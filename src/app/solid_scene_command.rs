@@ -270,9 +270,11 @@ pub fn solid_table(s: &SolidSummary) -> String {
         ));
     }
     if let Some(c) = &s.cross_check {
-        t.push_str(&format!(
-            "\n{c}\n  (every contact in friction's set, every step: a node against a half-space, or a pair between bodies or with a triangle mesh at its closest points' relative velocity; post-pass {:.1} % of the wall)\n",
-            100.0 * s.post_pass_seconds / s.wall_seconds.max(1e-12)
+        t.push_str(&crate::app::scene_command::cross_check_lines(
+            c,
+            "a node against a half-space (less a belt's surface velocity), or a pair between bodies or with a triangle mesh at its closest points' relative velocity",
+            s.post_pass_seconds,
+            s.wall_seconds,
         ));
     }
     t

@@ -33,6 +33,9 @@ pub struct ContactPoint<const D: usize> {
     /// The two bodies or obstacles it is between, as the friction table numbers them (the
     /// stencil's first node is the first's).
     pub bodies: (usize, usize),
+    /// v_s, the velocity of a moving obstacle's surface (a belt) the relative velocity is
+    /// taken against, m/s; zero between bodies.
+    pub surface_velocity: Vector<D>,
 }
 
 /// One pair of the last broad phase at an x, as the outputs see it: its distance, and its
@@ -228,6 +231,7 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
                 slip: c.frame.basis * u,
                 friction_force: self.friction.force(c, x, step),
                 bodies: c.bodies,
+                surface_velocity: c.frame.surface_velocity,
             });
         }
     }

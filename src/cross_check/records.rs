@@ -2,7 +2,9 @@
 //! slope scene) and 3D (the 3D scenes' nodes against half-spaces, and their pairs between
 //! bodies and with triangle meshes).
 
-use crate::contact::ContactPoint;
+use std::collections::HashMap;
+
+use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::Vector;
 use crate::solver::Simulation;
 
@@ -48,6 +50,10 @@ pub struct Recorder<const D: usize> {
     elements: Vec<Vector<D>>,
     /// Which components of every node a driver prescribes (contact forces do not move them).
     prescribed: Vec<[bool; D]>,
+    /// The pairs of the last broad phase at x^{n+1}, with their barrier's normal force.
+    pairs: Vec<PairDistance<D>>,
+    /// A pair's stencil → its index in `pairs`.
+    pair_index: HashMap<[usize; crate::contact::MAX_STENCIL], usize>,
 }
 
 impl<const D: usize> Default for Recorder<D> {
@@ -58,32 +64,40 @@ impl<const D: usize> Default for Recorder<D> {
             friction: Vec::new(),
             elements: Vec::new(),
             prescribed: Vec::new(),
+            pairs: Vec::new(),
+            pair_index: HashMap::new(),
         }
     }
 }
 
 impl<const D: usize> Recorder<D> {
     /// Appends the records of the step `sim` has just taken (SPEC.md §4), one per friction
-    /// contact with a lagged λ > 0. Every node's contact-free velocity is v_free = v^{n+1} −
-    /// h (f_barrier + f_friction)/mᵢ, with the contact forces on it at x^{n+1} (friction with
-    /// its lagged λ), except on the components a driver prescribes (an obstacle mesh's nodes, a
-    /// `move` driver's), which contact does not move: there v_free = v^{n+1}.
+    /// contact with a lagged λ > 0; e is `restitution`. The law's μ is the one the optimiser
+    /// applied at that contact: μ(y) at the optimiser's tangential speed y = ‖Tᵀ v^{n+1}‖ (μ_s up
+    /// to ε_v, μ_k from 2ε_v; the single μ when the case states one), so the law checks the
+    /// optimiser's own Coulomb bound.
     ///
-    /// * A node against a half-space gives v_free and v^{n+1} of the node, with the half-space's
-    ///   normal.
-    /// * A pair (point–edge in 2D, point–triangle and edge–edge in 3D, between bodies or with a
-    ///   triangle mesh) gives the relative velocity of its two closest points, Σⱼ βⱼ vⱼ over the
-    ///   stencil with the weights friction is lagged with, of v_free and of v^{n+1}, with the
-    ///   normal at the closest points (from the second primitive towards the first). The law's
-    ///   3-vector form holds for it as for a node: a pair's force acts on node j as βⱼ F, so its
-    ///   own change of the relative velocity, h F Σⱼ βⱼ²/mⱼ, is along F (an isotropic effective
-    ///   mass), and the Coulomb cone on the impulse is the same cone on that change.
+    /// * A node against a half-space, as SPEC.md §4 defines it: v_free = v^{n+1} −
+    ///   h (f_barrier + f_friction)/mᵢ with all the contact forces on the node at x^{n+1}
+    ///   (friction with its lagged λ), and v^{n+1}, both less the half-space's surface velocity
+    ///   v_s (a belt's; the law is written for a surface at rest), with its normal.
+    /// * A pair (point–edge in 2D, point–triangle and edge–edge in 3D, between bodies or with an
+    ///   obstacle mesh): the relative velocity of its two closest points, v_rel = Σⱼ βⱼ vⱼ over
+    ///   the stencil with the weights friction is lagged with, and its contact-free value
+    ///   v_rel − h Σⱼ βⱼ² F/mⱼ with F the pair's own force on the relative motion at x^{n+1}
+    ///   (its barrier's normal force along its normal there, plus its friction). A pair's force
+    ///   acts on node j as βⱼ F, so that is its own change of v_rel, along F (an isotropic
+    ///   effective mass), and the Coulomb cone on its impulse is the same cone on that change.
+    ///   Only the pair's own force is taken off, not all of its nodes' contact forces: a node
+    ///   shared by pairs of other normals (a box in a corner, a pile) would otherwise hand this
+    ///   pair's law the other contacts' normal impulses as tangential velocity. Other contacts
+    ///   act on it as the elastic forces do. A normal damping's force (`barrier.damping`) is
+    ///   not in F.
     ///
-    /// A record whose nodes are all wholly prescribed is not made (contact cannot change its
-    /// velocity), nor one of a correction pair (negative weight, 2D's shared vertices). e is
-    /// `restitution`; the law's μ is the one the optimiser applied at that contact: μ(y) at the
-    /// optimiser's tangential speed y = ‖Tᵀ v^{n+1}‖ (μ_s up to ε_v, μ_k from 2ε_v; the single μ
-    /// when the case states one), so the law checks the optimiser's own Coulomb bound.
+    /// Components a driver prescribes (an obstacle mesh's nodes, a `move` driver's) are not
+    /// moved by contact: there v_free = v^{n+1}. A record whose nodes are all wholly
+    /// prescribed is not made, nor one of a correction pair (negative weight, 2D's shared
+    /// vertices).
     pub fn push_step_records(
         &mut self,
         sim: &Simulation<D>,
@@ -113,15 +127,24 @@ impl<const D: usize> Recorder<D> {
         self.barrier.resize(n, Vector::<D>::zeros());
         self.friction.resize(n, Vector::<D>::zeros());
         sim.contact_forces(&mut self.barrier, &mut self.friction, &mut self.elements);
-        let free_velocity = |i: usize| {
-            let mut v = sim.v[i] - (self.barrier[i] + self.friction[i]) * (h / sim.mass()[i]);
-            for (c, &fixed) in self.prescribed[i].iter().enumerate() {
-                if fixed {
-                    v[c] = sim.v[i][c];
+        let key = |nodes: &[usize]| {
+            let mut k = [usize::MAX; crate::contact::MAX_STENCIL];
+            k[..nodes.len()].copy_from_slice(nodes);
+            k
+        };
+        self.pairs.clear();
+        self.pair_index.clear();
+        if self.contacts.iter().any(|c| c.len > 1)
+            && let Some(stage) = sim.contact()
+        {
+            stage.distances(&sim.x, &mut self.pairs);
+            for (k, p) in self.pairs.iter().enumerate() {
+                if p.len > 1 {
+                    self.pair_index.insert(key(&p.nodes[..p.len]), k);
                 }
             }
-            v
-        };
+        }
+        let mass = sim.mass();
         for c in &self.contacts {
             if c.normal_force <= 0.0 {
                 continue;
@@ -134,12 +157,33 @@ impl<const D: usize> Recorder<D> {
                 continue;
             }
             let (v_free, v) = if c.len == 1 {
-                (free_velocity(nodes[0]), sim.v[nodes[0]])
+                let i = nodes[0];
+                let mut free = sim.v[i] - (self.barrier[i] + self.friction[i]) * (h / mass[i]);
+                for (k, &fixed) in self.prescribed[i].iter().enumerate() {
+                    if fixed {
+                        free[k] = sim.v[i][k];
+                    }
+                }
+                (free - c.surface_velocity, sim.v[i] - c.surface_velocity)
             } else {
-                nodes.iter().zip(&c.weights).fold(
-                    (Vector::<D>::zeros(), Vector::<D>::zeros()),
-                    |(free, opt), (&i, &w)| (free + free_velocity(i) * w, opt + sim.v[i] * w),
-                )
+                let barrier = self
+                    .pair_index
+                    .get(&key(nodes))
+                    .map_or(Vector::<D>::zeros(), |&k| {
+                        self.pairs[k].normal * self.pairs[k].normal_force
+                    });
+                let force = barrier + c.friction_force;
+                let mut v = -c.surface_velocity;
+                let mut own = Vector::<D>::zeros();
+                for (&i, &w) in nodes.iter().zip(&c.weights) {
+                    v += sim.v[i] * w;
+                    for (k, &fixed) in self.prescribed[i].iter().enumerate() {
+                        if !fixed {
+                            own[k] += w * w * force[k] * h / mass[i];
+                        }
+                    }
+                }
+                (v - own, v)
             };
             out.push(ContactRecord {
                 step: step as u32,

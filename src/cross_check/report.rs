@@ -122,6 +122,10 @@ pub struct CrossCheckReport {
     /// Agreement over the approaching records of pairs (between bodies, or with a triangle
     /// mesh; [`ContactRecord::pair`]), counted in `overall` too.
     pub pairs: Agreement,
+    /// Approaching records where the optimiser sticks (its tangential speed under ε_v).
+    pub optimiser_sticks: u64,
+    /// Approaching records where the law sticks.
+    pub law_sticks: u64,
     /// Disagreements where the law sticks and the optimiser slides.
     pub law_sticks_optimiser_slides: u64,
     /// Disagreements where the law slides and the optimiser sticks.
@@ -157,6 +161,8 @@ pub struct CrossCheck {
     late_total: u64,
     pairs_agree: u64,
     pairs_total: u64,
+    optimiser_sticks: u64,
+    law_sticks: u64,
     law_sticks_optimiser_slides: u64,
     law_slides_optimiser_sticks: u64,
     /// One gap per approaching record, m/s.
@@ -191,6 +197,8 @@ impl CrossCheck {
             late_total: 0,
             pairs_agree: 0,
             pairs_total: 0,
+            optimiser_sticks: 0,
+            law_sticks: 0,
             law_sticks_optimiser_slides: 0,
             law_slides_optimiser_sticks: 0,
             gaps: Vec::new(),
@@ -247,6 +255,8 @@ impl CrossCheck {
 
             let agree = law_sticks == optimiser_sticks;
             self.overall_agree += u64::from(agree);
+            self.optimiser_sticks += u64::from(optimiser_sticks);
+            self.law_sticks += u64::from(law_sticks);
             if r.time >= self.config.late_from_s {
                 self.late_total += 1;
                 self.late_agree += u64::from(agree);
@@ -297,6 +307,8 @@ impl CrossCheck {
             overall: Agreement::from_counts(self.overall_agree, approaching),
             late: Agreement::from_counts(self.late_agree, self.late_total),
             pairs: Agreement::from_counts(self.pairs_agree, self.pairs_total),
+            optimiser_sticks: self.optimiser_sticks,
+            law_sticks: self.law_sticks,
             law_sticks_optimiser_slides: self.law_sticks_optimiser_slides,
             law_slides_optimiser_sticks: self.law_slides_optimiser_sticks,
             gap_median: quantile(&sorted, 0.5),
@@ -339,10 +351,15 @@ impl fmt::Display for CrossCheckReport {
         if self.pairs.total > 0 {
             writeln!(
                 f,
-                "  of which pairs between bodies or with triangle meshes: {}",
+                "  of which pairs between bodies or with an obstacle mesh: {}",
                 self.pairs
             )?;
         }
+        writeln!(
+            f,
+            "  sticking: the optimiser on {}, the law on {} of the approaching records",
+            self.optimiser_sticks, self.law_sticks
+        )?;
         writeln!(
             f,
             "  disagreements: law sticks/optimiser slides {}, law slides/optimiser sticks {}",
@@ -436,6 +453,8 @@ mod tests {
         assert_eq!((report.late.agree, report.late.total), (0, 2));
         assert_eq!(report.law_slides_optimiser_sticks, 1);
         assert_eq!(report.law_sticks_optimiser_slides, 1);
+        // Sticking: the optimiser in records 0 and 2, the law in 0 and 3.
+        assert_eq!((report.optimiser_sticks, report.law_sticks), (2, 2));
         let max = report.gap_max.unwrap();
         assert_eq!((max.step, max.node), (2, 2));
         assert!((max.gap - 0.9).abs() < 1e-6, "{max:?}");

@@ -20,8 +20,10 @@ pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
+use crate::cross_check::records::{ContactRecord, Recorder};
+use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::{Vec2, Vector};
-use crate::run::runner::SolverTotals;
+use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::system::SceneLayout;
 use crate::scene::multibody::{DriverKind, DriverSpec, MultibodyScene};
@@ -383,6 +385,10 @@ pub struct SceneSummary {
     pub slide_or_tip_analytic: Option<SlideOrTipAnalytic>,
     /// Solver statistics.
     pub solver: SolverTotals,
+    /// The impulse-law cross-check over the records handed to it (none when off).
+    pub cross_check: Option<CrossCheckReport>,
+    /// Wall time of its post-pass, s.
+    pub post_pass_seconds: f64,
     /// Wall time of the run, s.
     pub wall_seconds: f64,
 }
@@ -408,6 +414,13 @@ pub struct SceneRunner {
     /// called.
     pub contact_rows: Vec<ContactRow>,
     recording: bool,
+    /// The impulse-law cross-check, if on.
+    check: Option<CrossCheck>,
+    recorder: Recorder<2>,
+    /// Contact records not yet handed to the cross-check.
+    records: Vec<ContactRecord>,
+    /// Wall time in the cross-check's post-pass, s.
+    post_pass_seconds: f64,
 }
 
 impl SceneRunner {
@@ -446,6 +459,10 @@ impl SceneRunner {
             pairs: Vec::new(),
             contact_rows: Vec::new(),
             recording: false,
+            check: None,
+            recorder: Recorder::default(),
+            records: Vec::new(),
+            post_pass_seconds: 0.0,
         };
         let row = runner.row(0, 0.0);
         runner.totals.min_distance = row
@@ -585,6 +602,14 @@ impl SceneRunner {
             case: self.scene.name.clone(),
             source,
         })?;
+        if self.check.is_some() {
+            // e = 0: the optimiser is inelastic (SPEC.md §4).
+            self.recorder
+                .push_step_records(&self.sim, 0.0, &mut self.records);
+            if self.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) {
+                self.flush_records()?;
+            }
+        }
         let row = self.row(stats.iterations, stats.residual);
         // The bodies' inversions are counted one body at a time (the most in one body).
         let inverted = self
@@ -597,6 +622,32 @@ impl SceneRunner {
             .unwrap_or(0);
         self.totals.record_step(&stats, &self.sim, inverted);
         self.rows.push(row);
+        Ok(())
+    }
+
+    /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
+    /// from now on: each node against a half-space in friction's set (less a belt's surface
+    /// velocity), and each point–edge pair, between bodies or with a polyline obstacle, at its
+    /// closest points' relative velocity ([`Recorder::push_step_records`]).
+    pub fn set_cross_check(&mut self, check: CrossCheck) {
+        self.check = Some(check);
+    }
+
+    /// Hands the records held so far to the cross-check (at the end of a run, before
+    /// [`SceneRunner::summary`]).
+    pub fn flush_records(&mut self) -> Result<(), SceneRunError> {
+        let Some(check) = self.check.as_mut() else {
+            return Ok(());
+        };
+        let clock = Instant::now();
+        check
+            .push_batch(&self.records)
+            .map_err(|source| SceneRunError::CrossCheck {
+                case: self.scene.name.clone(),
+                source,
+            })?;
+        self.records.clear();
+        self.post_pass_seconds += clock.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -991,6 +1042,8 @@ impl SceneRunner {
             slide_or_tip,
             slide_or_tip_analytic,
             solver: self.totals,
+            cross_check: self.check.as_ref().map(CrossCheck::report),
+            post_pass_seconds: self.post_pass_seconds,
             wall_seconds: self.started.elapsed().as_secs_f64(),
         }
     }
