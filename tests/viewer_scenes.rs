@@ -78,6 +78,18 @@ fn regime_colour(s: ContactState) -> Rgb {
 
 /// `stickslip view CASE --frames N --screenshot` of `case`, selecting case `select` (1-based).
 fn screenshot(cases: &[&str], select: usize, frames: usize, dir: &Path, name: &str) -> Picture {
+    screenshot_with(cases, select, frames, dir, name, &[])
+}
+
+/// [`screenshot`] with more options (`--forces`).
+fn screenshot_with(
+    cases: &[&str],
+    select: usize,
+    frames: usize,
+    dir: &Path,
+    name: &str,
+    options: &[&str],
+) -> Picture {
     let out = dir.join(name);
     let o = Command::new(BIN)
         .arg("view")
@@ -85,6 +97,7 @@ fn screenshot(cases: &[&str], select: usize, frames: usize, dir: &Path, name: &s
         .args(["--select", &select.to_string()])
         .args(["--frames", &frames.to_string(), "--screenshot"])
         .arg(&out)
+        .args(options)
         .output()
         .expect("the binary runs");
     assert!(
@@ -552,6 +565,54 @@ fn the_3d_pulled_block_shows_its_spring_to_the_moving_anchor() {
         near(&png, mid, graphics::DRIVER, 2),
         "the spring at {mid:?}"
     );
+}
+
+/// `view --forces` on the 3D box sliding down the incline after 200 steps: the barrier's and
+/// friction's force on every body node as arrows in their colours, the longest of each kind's
+/// tip where the camera projects it (the model's marks: the node plus its force scaled so that
+/// the longest is a quarter of the camera's radius). The longest barrier arrow lies along the
+/// incline's normal and the longest friction arrow up the fall line (the box slides down it).
+/// Without `--forces` neither colour is on the picture.
+#[test]
+fn the_3d_view_draws_contact_forces_on_request() {
+    use stickslip::view::solid::FORCE_ARROW_OF_RADIUS;
+    if !display_or_skip("3D forces screenshot") {
+        return;
+    }
+    let case = "cases/box3d_incline.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let png = screenshot_with(&[case], 1, 200, dir.path(), "forces3d.png", &["--forces"]);
+    let state = solid_stepped(case, 200);
+    let rect = assert_solid_bodies_drawn(&png, &state, "3D box with forces at step 200");
+    let cam = state.camera();
+    let (marks, largest) = state.force_marks(FORCE_ARROW_OF_RADIUS * cam.radius);
+    assert!(largest > 0.0 && !marks.is_empty());
+    let theta = 20f64.to_radians();
+    let (normal, uphill) = (
+        nalgebra::Vector3::new(theta.sin(), 0.0, theta.cos()),
+        nalgebra::Vector3::new(-theta.cos(), 0.0, theta.sin()),
+    );
+    for friction in [false, true] {
+        let longest = marks
+            .iter()
+            .filter(|m| m.friction == friction)
+            .max_by(|a, b| (a.to - a.from).norm().total_cmp(&(b.to - b.from).norm()))
+            .expect("both kinds of arrow");
+        let along = (longest.to - longest.from).normalize();
+        let expected = if friction { uphill } else { normal };
+        assert!(along.dot(&expected) > 0.99, "{friction}: {along:?}");
+        let tip = cam.to_screen(rect, &longest.to).unwrap();
+        let c = if friction {
+            graphics::FRICTION_ARROW
+        } else {
+            graphics::BARRIER_ARROW
+        };
+        assert!(near(&png, tip, c, 3), "friction {friction}: tip at {tip:?}");
+    }
+    let plain = screenshot(&[case], 1, 200, dir.path(), "plain3d.png");
+    for c in [graphics::BARRIER_ARROW, graphics::FRICTION_ARROW] {
+        assert_eq!(plain.count(c, CHANNEL_TOL), 0, "{c:?} without --forces");
+    }
 }
 
 /// 2D and 3D scene files in one `view`: exit 2 before any window, one line naming the file of

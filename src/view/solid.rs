@@ -169,6 +169,21 @@ pub struct DriverMark {
     pub label: Option<String>,
 }
 
+/// The longest contact-force arrow's length in the 3D view, a fraction of the camera's radius
+/// (the bodies' extent), so that it reads at any scale.
+pub const FORCE_ARROW_OF_RADIUS: f64 = 0.25;
+
+/// A contact force on a body node in the 3D view ([`SolidCase::force_marks`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ForceMark {
+    /// The node, m.
+    pub from: Vec3,
+    /// The arrow's tip, m.
+    pub to: Vec3,
+    /// Friction's (else the barrier's normal force, its damping included).
+    pub friction: bool,
+}
+
 /// One 3D scene case in the viewer.
 pub struct SolidCase {
     /// The case as loaded (kept for reset).
@@ -304,6 +319,39 @@ impl SolidCase {
                 })
             })
             .collect()
+    }
+
+    /// The barrier force (with a normal damping's) and the friction force on every body node
+    /// at the current positions as arrows, the longest of either kind `len` m long, and that
+    /// longest force, N (zero without contact: no arrows). A triangle mesh's fixed nodes are
+    /// left out, as a 2D polyline's are: they carry the reactions of whole bodies.
+    pub fn force_marks(&self, len: f64) -> (Vec<ForceMark>, f64) {
+        let sim = &self.runner.sim;
+        let n = sim.x.len();
+        let (mut barrier, mut friction) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
+        sim.contact_forces(&mut barrier, &mut friction, &mut Vec::new());
+        let nodes = || self.runner.bodies.iter().flat_map(|r| r.clone());
+        let largest = nodes()
+            .map(|i| barrier[i].norm().max(friction[i].norm()))
+            .fold(0.0f64, f64::max);
+        if largest <= 0.0 {
+            return (Vec::new(), 0.0);
+        }
+        let scale = len / largest;
+        let marks = nodes()
+            .flat_map(|i| {
+                let p = sim.x[i];
+                [(barrier[i], false), (friction[i], true)]
+                    .into_iter()
+                    .filter(|(f, _)| f.norm() > 0.0)
+                    .map(move |(f, kind)| ForceMark {
+                        from: p,
+                        to: p + f * scale,
+                        friction: kind,
+                    })
+            })
+            .collect();
+        (marks, largest)
     }
 
     /// The camera on the bodies now ([`super::solid_layout::solid_camera`]).

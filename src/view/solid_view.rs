@@ -23,7 +23,7 @@ use super::multibody_paint::{CONTACT_RADIUS, contact_colour};
 use super::paint::{Pen, arrow, colour, faded, fill, frame, line};
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
-use super::solid::SolidCase;
+use super::solid::{FORCE_ARROW_OF_RADIUS, SolidCase};
 use super::solid_layout::{
     FOVY_RAD, MESH_FILL, Patch, SolidCamera, gl, half_space_patch, shade, viewport,
 };
@@ -98,7 +98,7 @@ impl SceneView for SolidView {
     }
 
     fn paint_scene(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        scene(&self.cases[view.selected], rect, pen);
+        scene(&self.cases[view.selected], view.forces, rect, pen);
     }
 
     fn paint_hud(&self, view: &ViewState, rect: Rect, pen: &Pen) {
@@ -136,7 +136,7 @@ fn draw_triangles(triangles: &[[Vec3; 3]], fill: Rgb) {
 
 /// The whole scene view of `case`: the 3D part through a `Camera3D` on `rect`'s viewport, then
 /// the contact dots and the grid's scale in 2D over it.
-fn scene(case: &SolidCase, rect: Rect, pen: &Pen) {
+fn scene(case: &SolidCase, forces: bool, rect: Rect, pen: &Pen) {
     fill(rect, colour(graphics::SKY));
     let cam = case.camera();
     let (z_near, z_far) = cam.planes();
@@ -192,6 +192,9 @@ fn scene(case: &SolidCase, rect: Rect, pen: &Pen) {
     }
     set_default_camera();
     contact_dots(case, &cam, rect);
+    if forces {
+        force_arrows(case, &cam, rect, pen);
+    }
     drivers(case, &cam, rect, pen);
     if let Some(s) = spacing {
         pen.text(
@@ -224,6 +227,46 @@ fn drivers(case: &SolidCase, cam: &SolidCamera, rect: Rect, pen: &Pen) {
             pen.text(label, q.0 + 4.0, q.1 - 4.0, 14, c);
         }
     }
+}
+
+/// On `--forces` (key F) the barrier and friction force on every body node as arrows over
+/// the 3D picture, the longest [`FORCE_ARROW_OF_RADIUS`] of the camera's radius long (its
+/// length on the screen then depends on its depth), with the longest force written.
+fn force_arrows(case: &SolidCase, cam: &SolidCamera, rect: Rect, pen: &Pen) {
+    let (marks, largest) = case.force_marks(FORCE_ARROW_OF_RADIUS * cam.radius);
+    let y = rect.y + 40.0;
+    let ink = colour(graphics::TEXT);
+    if marks.is_empty() {
+        pen.text("arrows: no contact force", rect.x + 10.0, y, 15, ink);
+        return;
+    }
+    for m in &marks {
+        if let (Some(p), Some(q)) = (cam.to_screen(rect, &m.from), cam.to_screen(rect, &m.to)) {
+            let c = if m.friction {
+                graphics::FRICTION_ARROW
+            } else {
+                graphics::BARRIER_ARROW
+            };
+            arrow(p, q, colour(c));
+        }
+    }
+    line(
+        (rect.x + 10.0, y - 5.0),
+        (rect.x + 30.0, y - 5.0),
+        3.0,
+        colour(graphics::BARRIER_ARROW),
+    );
+    line(
+        (rect.x + 34.0, y - 5.0),
+        (rect.x + 54.0, y - 5.0),
+        3.0,
+        colour(graphics::FRICTION_ARROW),
+    );
+    let text = format!(
+        "arrows: barrier, friction; the longest {:.4} N, {FORCE_ARROW_OF_RADIUS} of the view's radius",
+        largest
+    );
+    pen.text(&text, rect.x + 62.0, y, 15, ink);
 }
 
 /// The contact pairs as dots in their regime's colour, over the 3D picture (seen through the
