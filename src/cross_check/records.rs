@@ -1,6 +1,6 @@
-//! Contact records: what a runner keeps of every friction contact at every step, in 2D (the
-//! slope scene) and 3D (the 3D scenes' nodes against half-spaces, and their pairs between
-//! bodies and with triangle meshes).
+//! Contact records: what a runner keeps of every friction contact at every step for the
+//! impulse-law cross-check (SPEC.md §4), in 2D and 3D: nodes against half-spaces (the slope's,
+//! the scenes'), and the scenes' pairs between bodies and with obstacle meshes.
 
 use std::collections::HashMap;
 
@@ -28,10 +28,10 @@ pub struct ContactRecord {
     pub friction: f64,
     /// The optimiser's velocity v^{n+1}, m/s.
     pub v_opt: [f64; 3],
-    /// Whether the record is a pair of two primitives (between bodies, or of a body and a
-    /// triangle mesh) rather than a node against a half-space: its velocities are then the
-    /// relative velocity of the two closest points, Σⱼ βⱼ vⱼ over the stencil, and `node` is the
-    /// stencil's first node.
+    /// Whether the record is a pair of two primitives (between bodies, or of a body and an
+    /// obstacle mesh or polyline) rather than a node against a half-space: its velocities are
+    /// then the relative velocity of the two closest points, Σⱼ βⱼ vⱼ over the stencil
+    /// ([`Recorder::push_step_records`]), and `node` is the stencil's first node.
     pub pair: bool,
 }
 

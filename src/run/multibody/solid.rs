@@ -228,7 +228,7 @@ pub struct SolidRunner {
     started: Instant,
     contacts: Vec<ContactPoint<3>>,
     pairs: Vec<PairDistance<3>>,
-    /// The impulse-law cross-check of the nodes' contacts with the half-spaces, if on.
+    /// The impulse-law cross-check of every contact, if on ([`SolidRunner::set_cross_check`]).
     check: Option<CrossCheck>,
     recorder: Recorder<3>,
     /// Contact records not yet handed to the cross-check.
