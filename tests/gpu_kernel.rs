@@ -244,6 +244,7 @@ fn cross_check_on_gpu_matches_cpu() {
                 friction: [0.1, 0.11, 0.2][(i % 3) as usize],
                 v_opt: [opt * t[0], opt * t[1], 0.0],
                 pair: false,
+                kind: "node-half_space",
             }
         })
         .collect();

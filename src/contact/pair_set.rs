@@ -36,6 +36,8 @@ pub struct ContactPoint<const D: usize> {
     /// v_s, the velocity of a moving obstacle's surface (a belt) the relative velocity is
     /// taken against, m/s; zero between bodies.
     pub surface_velocity: Vector<D>,
+    /// The pair type's name ([`crate::contact::ContactPair::NAME`]).
+    pub kind: &'static str,
 }
 
 /// One pair of the last broad phase at an x, as the outputs see it: its distance, and its
@@ -232,6 +234,7 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
                 friction_force: self.friction.force(c, x, step),
                 bodies: c.bodies,
                 surface_velocity: c.frame.surface_velocity,
+                kind: S::Pair::NAME,
             });
         }
     }

@@ -33,6 +33,9 @@ pub struct ContactRecord {
     /// then the relative velocity of the two closest points, Σⱼ βⱼ vⱼ over the stencil
     /// ([`Recorder::push_step_records`]), and `node` is the stencil's first node.
     pub pair: bool,
+    /// The contact's type (`node-half_space`, `point-edge`, `point-triangle`, `edge-edge`:
+    /// [`crate::contact::ContactPair::NAME`]).
+    pub kind: &'static str,
 }
 
 /// `v` as a 3-vector (z = 0 in 2D).
@@ -195,6 +198,7 @@ impl<const D: usize> Recorder<D> {
                 friction: c.mu,
                 v_opt: lift(&v),
                 pair: c.len > 1,
+                kind: c.kind,
             });
         }
     }

@@ -100,6 +100,17 @@ pub struct GapAt {
     pub time: f64,
     /// Whether the record is a pair ([`ContactRecord::pair`]).
     pub pair: bool,
+    /// The record's contact type ([`ContactRecord::kind`]).
+    pub kind: &'static str,
+}
+
+/// Stick/slide agreement over the approaching records of one contact type.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct KindAgreement {
+    /// The contact type ([`ContactRecord::kind`]).
+    pub kind: &'static str,
+    /// Its records' agreement.
+    pub agreement: Agreement,
 }
 
 /// The cross-check's result (SPEC.md §4), serialisable into the run's JSON.
@@ -122,6 +133,8 @@ pub struct CrossCheckReport {
     /// Agreement over the approaching records of pairs (between bodies, or with a triangle
     /// mesh; [`ContactRecord::pair`]), counted in `overall` too.
     pub pairs: Agreement,
+    /// Agreement by contact type, in the order the types were first met.
+    pub by_kind: Vec<KindAgreement>,
     /// Approaching records where the optimiser sticks (its tangential speed under ε_v).
     pub optimiser_sticks: u64,
     /// Approaching records where the law sticks.
@@ -161,6 +174,8 @@ pub struct CrossCheck {
     late_total: u64,
     pairs_agree: u64,
     pairs_total: u64,
+    /// (type, agree, total) of every contact type met.
+    kinds: Vec<(&'static str, u64, u64)>,
     optimiser_sticks: u64,
     law_sticks: u64,
     law_sticks_optimiser_slides: u64,
@@ -197,6 +212,7 @@ impl CrossCheck {
             late_total: 0,
             pairs_agree: 0,
             pairs_total: 0,
+            kinds: Vec::new(),
             optimiser_sticks: 0,
             law_sticks: 0,
             law_sticks_optimiser_slides: 0,
@@ -265,6 +281,15 @@ impl CrossCheck {
                 self.pairs_total += 1;
                 self.pairs_agree += u64::from(agree);
             }
+            let k = match self.kinds.iter().position(|(kind, ..)| *kind == r.kind) {
+                Some(k) => k,
+                None => {
+                    self.kinds.push((r.kind, 0, 0));
+                    self.kinds.len() - 1
+                }
+            };
+            self.kinds[k].1 += u64::from(agree);
+            self.kinds[k].2 += 1;
             if !agree {
                 if law_sticks {
                     self.law_sticks_optimiser_slides += 1;
@@ -287,6 +312,7 @@ impl CrossCheck {
                     node: r.node,
                     time: r.time,
                     pair: r.pair,
+                    kind: r.kind,
                 });
             }
         }
@@ -307,6 +333,14 @@ impl CrossCheck {
             overall: Agreement::from_counts(self.overall_agree, approaching),
             late: Agreement::from_counts(self.late_agree, self.late_total),
             pairs: Agreement::from_counts(self.pairs_agree, self.pairs_total),
+            by_kind: self
+                .kinds
+                .iter()
+                .map(|&(kind, agree, total)| KindAgreement {
+                    kind,
+                    agreement: Agreement::from_counts(agree, total),
+                })
+                .collect(),
             optimiser_sticks: self.optimiser_sticks,
             law_sticks: self.law_sticks,
             law_sticks_optimiser_slides: self.law_sticks_optimiser_slides,
@@ -355,6 +389,14 @@ impl fmt::Display for CrossCheckReport {
                 self.pairs
             )?;
         }
+        if self.by_kind.len() > 1 {
+            let kinds: Vec<String> = self
+                .by_kind
+                .iter()
+                .map(|k| format!("{} {}", k.kind, k.agreement))
+                .collect();
+            writeln!(f, "  by contact type: {}", kinds.join(", "))?;
+        }
         writeln!(
             f,
             "  sticking: the optimiser on {}, the law on {} of the approaching records",
@@ -372,14 +414,15 @@ impl fmt::Display for CrossCheckReport {
             metres_per_second(self.gap_p95)
         )?;
         if let Some(m) = self.gap_max {
+            let at = if m.pair {
+                format!("the {} pair at node {}", m.kind, m.node)
+            } else {
+                format!("node {}", m.node)
+            };
             write!(
                 f,
-                ", max {:.3e} m/s at step {} (t = {:.2} s), {} {}",
-                m.gap,
-                m.step,
-                m.time,
-                if m.pair { "the pair at node" } else { "node" },
-                m.node
+                ", max {:.3e} m/s at step {} (t = {:.2} s), {at}",
+                m.gap, m.step, m.time
             )?;
         }
         Ok(())
@@ -420,6 +463,7 @@ mod tests {
             friction: mu,
             v_opt: [vt_opt * t[0], vt_opt * t[1], 0.0],
             pair: false,
+            kind: "node-half_space",
         }
     }
 
@@ -484,6 +528,7 @@ mod tests {
             friction: 0.2,
             v_opt,
             pair: false,
+            kind: "node-half_space",
         };
         let report = check(&[
             rec([0.3, 0.4, -0.5], [0.24, 0.32, 0.0]),
@@ -497,6 +542,45 @@ mod tests {
         assert!((max.gap - 0.4).abs() < 1e-6, "{max:?}");
         // Gaps ≈ {0, 0, 0.25298, 0.4}: median (0 + 0.25298)/2.
         assert!((report.gap_median.unwrap() - 0.5 * 0.08f64.hypot(0.24)).abs() < 1e-6);
+    }
+
+    /// Agreement by contact type, in the order the types are met, and pairs apart: two
+    /// half-space records (one agreeing), then three pair records of two types (the
+    /// point-triangle one agreeing, the edge-edge ones one of two).
+    #[test]
+    fn agreement_is_counted_by_contact_type() {
+        let kinded = |r: ContactRecord, kind: &'static str| ContactRecord {
+            pair: kind != "node-half_space",
+            kind,
+            ..r
+        };
+        let records = [
+            kinded(record(0, 0.5, 0.05, -0.5, 0.0, 0.2), "node-half_space"),
+            kinded(record(1, 0.5, 1.0, -0.5, 0.0, 0.2), "node-half_space"),
+            kinded(record(2, 0.5, 0.05, -0.5, 0.0, 0.2), "point-triangle"),
+            kinded(record(3, 0.5, 1.0, -0.5, 0.9, 0.2), "edge-edge"),
+            kinded(record(4, 0.5, 0.05, -0.5, 0.3, 0.2), "edge-edge"),
+        ];
+        let report = check(&records);
+        let kinds: Vec<(&str, u64, u64)> = report
+            .by_kind
+            .iter()
+            .map(|k| (k.kind, k.agreement.agree, k.agreement.total))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("node-half_space", 1, 2),
+                ("point-triangle", 1, 1),
+                ("edge-edge", 1, 2)
+            ]
+        );
+        assert_eq!((report.pairs.agree, report.pairs.total), (2, 3));
+        let text = report.to_string();
+        assert!(
+            text.contains("by contact type: node-half_space 50.00 % (1/2), point-triangle"),
+            "{text}"
+        );
     }
 
     #[test]
