@@ -20,7 +20,7 @@ pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
-use crate::cross_check::records::{ContactRecord, Recorder};
+use crate::cross_check::post_pass::PostPass;
 use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::{Vec2, Vector};
 use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
@@ -415,12 +415,7 @@ pub struct SceneRunner {
     pub contact_rows: Vec<ContactRow>,
     recording: bool,
     /// The impulse-law cross-check, if on.
-    check: Option<CrossCheck>,
-    recorder: Recorder<2>,
-    /// Contact records not yet handed to the cross-check.
-    records: Vec<ContactRecord>,
-    /// Wall time in the cross-check's post-pass, s.
-    post_pass_seconds: f64,
+    check: Option<PostPass<2>>,
 }
 
 impl SceneRunner {
@@ -460,9 +455,6 @@ impl SceneRunner {
             contact_rows: Vec::new(),
             recording: false,
             check: None,
-            recorder: Recorder::default(),
-            records: Vec::new(),
-            post_pass_seconds: 0.0,
         };
         let row = runner.row(0, 0.0);
         runner.totals.min_distance = row
@@ -602,10 +594,8 @@ impl SceneRunner {
             case: self.scene.name.clone(),
             source,
         })?;
-        if self.check.is_some() {
-            // e = 0: the optimiser is inelastic (SPEC.md §4).
-            self.recorder
-                .push_step_records(&self.sim, 0.0, &mut self.records);
+        if let Some(check) = self.check.as_mut() {
+            check.record_step(&self.sim);
             if self.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) {
                 self.flush_records()?;
             }
@@ -628,9 +618,9 @@ impl SceneRunner {
     /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
     /// from now on: each node against a half-space in friction's set (less a belt's surface
     /// velocity), and each point–edge pair, between bodies or with a polyline obstacle, at its
-    /// closest points' relative velocity ([`Recorder::push_step_records`]).
+    /// closest points' relative velocity ([`crate::cross_check::records::Recorder::push_step_records`]).
     pub fn set_cross_check(&mut self, check: CrossCheck) {
-        self.check = Some(check);
+        self.check = Some(PostPass::new(check));
     }
 
     /// Hands the records held so far to the cross-check (at the end of a run, before
@@ -639,16 +629,10 @@ impl SceneRunner {
         let Some(check) = self.check.as_mut() else {
             return Ok(());
         };
-        let clock = Instant::now();
-        check
-            .push_batch(&self.records)
-            .map_err(|source| SceneRunError::CrossCheck {
-                case: self.scene.name.clone(),
-                source,
-            })?;
-        self.records.clear();
-        self.post_pass_seconds += clock.elapsed().as_secs_f64();
-        Ok(())
+        check.flush().map_err(|source| SceneRunError::CrossCheck {
+            case: self.scene.name.clone(),
+            source,
+        })
     }
 
     /// Body `k`'s support at the end ([`Support`]).
@@ -1042,8 +1026,8 @@ impl SceneRunner {
             slide_or_tip,
             slide_or_tip_analytic,
             solver: self.totals,
-            cross_check: self.check.as_ref().map(CrossCheck::report),
-            post_pass_seconds: self.post_pass_seconds,
+            cross_check: self.check.as_ref().map(PostPass::report),
+            post_pass_seconds: self.check.as_ref().map_or(0.0, PostPass::seconds),
             wall_seconds: self.started.elapsed().as_secs_f64(),
         }
     }

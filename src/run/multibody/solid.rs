@@ -19,7 +19,7 @@ use super::{
     push_contact_rows, support,
 };
 use crate::contact::{ContactPoint, PairDistance};
-use crate::cross_check::records::{ContactRecord, Recorder};
+use crate::cross_check::post_pass::PostPass;
 use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::Vec3;
 use crate::run::runner::RECORD_CHUNK_STEPS;
@@ -229,12 +229,7 @@ pub struct SolidRunner {
     contacts: Vec<ContactPoint<3>>,
     pairs: Vec<PairDistance<3>>,
     /// The impulse-law cross-check of every contact, if on ([`SolidRunner::set_cross_check`]).
-    check: Option<CrossCheck>,
-    recorder: Recorder<3>,
-    /// Contact records not yet handed to the cross-check.
-    records: Vec<ContactRecord>,
-    /// Wall time in the cross-check's post-pass, s.
-    post_pass_seconds: f64,
+    check: Option<PostPass<3>>,
     /// Every step's contact pairs within d̂ once [`SolidRunner::record_contacts`] was called.
     pub contact_rows: Vec<ContactRow<3>>,
     recording: bool,
@@ -290,9 +285,6 @@ impl SolidRunner {
             contacts: Vec::new(),
             pairs: Vec::new(),
             check: None,
-            recorder: Recorder::default(),
-            records: Vec::new(),
-            post_pass_seconds: 0.0,
             contact_rows: Vec::new(),
             recording: false,
         };
@@ -327,10 +319,8 @@ impl SolidRunner {
             case: self.scene.name.clone(),
             source,
         })?;
-        if self.check.is_some() {
-            // e = 0: the optimiser is inelastic (SPEC.md §4).
-            self.recorder
-                .push_step_records(&self.sim, 0.0, &mut self.records);
+        if let Some(check) = self.check.as_mut() {
+            check.record_step(&self.sim);
             if self.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) {
                 self.flush_records()?;
             }
@@ -378,9 +368,9 @@ impl SolidRunner {
     /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
     /// from now on: each node against a half-space in friction's set, and each pair between
     /// bodies or with a triangle mesh at its closest points' relative velocity
-    /// ([`Recorder::push_step_records`]).
+    /// ([`crate::cross_check::records::Recorder::push_step_records`]).
     pub fn set_cross_check(&mut self, check: CrossCheck) {
-        self.check = Some(check);
+        self.check = Some(PostPass::new(check));
     }
 
     /// Hands the records held so far to the cross-check (at the end of a run, before
@@ -389,16 +379,10 @@ impl SolidRunner {
         let Some(check) = self.check.as_mut() else {
             return Ok(());
         };
-        let clock = Instant::now();
-        check
-            .push_batch(&self.records)
-            .map_err(|source| SceneRunError::CrossCheck {
-                case: self.scene.name.clone(),
-                source,
-            })?;
-        self.records.clear();
-        self.post_pass_seconds += clock.elapsed().as_secs_f64();
-        Ok(())
+        check.flush().map_err(|source| SceneRunError::CrossCheck {
+            case: self.scene.name.clone(),
+            source,
+        })
     }
 
     /// The mass-weighted centroid and velocity of the nodes `r`.
@@ -861,8 +845,8 @@ impl SolidRunner {
             stack,
             stack_analytic,
             solver: self.totals,
-            cross_check: self.check.as_ref().map(CrossCheck::report),
-            post_pass_seconds: self.post_pass_seconds,
+            cross_check: self.check.as_ref().map(PostPass::report),
+            post_pass_seconds: self.check.as_ref().map_or(0.0, PostPass::seconds),
             wall_seconds: self.started.elapsed().as_secs_f64(),
         }
     }
