@@ -9,7 +9,9 @@ use macroquad::shapes::{draw_circle, draw_rectangle, draw_triangle};
 use super::layout::{Camera, Rect, slope_segment};
 use super::multibody::SceneCase;
 use super::multibody_layout::{belt_marks, body_fill, mark_segment, scene_camera, surface_tangent};
-use super::paint::{Pen, arrow, colour, faded, fill, frame, ground, line, world_grid};
+use super::paint::{
+    Pen, arrow, colour, faded, fill, force_legend, frame, ground, line, world_grid,
+};
 use crate::contact::HalfSpace;
 use crate::energy::Vec2;
 use crate::graphics;
@@ -260,23 +262,11 @@ fn force_arrows(case: &SceneCase, cam: &Camera, pen: &Pen) {
             }
         }
     }
-    line(
-        (rect.x + 10.0, y - 5.0),
-        (rect.x + 30.0, y - 5.0),
-        3.0,
-        colour(graphics::BARRIER_ARROW),
-    );
-    line(
-        (rect.x + 34.0, y - 5.0),
-        (rect.x + 54.0, y - 5.0),
-        3.0,
-        colour(graphics::FRICTION_ARROW),
-    );
     let text = format!(
         "arrows: barrier, friction; {:.0} px = {:.4} N",
         LONGEST_ARROW_PX, largest
     );
-    pen.text(&text, rect.x + 62.0, y, 15, colour(graphics::TEXT));
+    force_legend(rect, &text, pen);
 }
 
 /// The case's name and the contact colours, top left.

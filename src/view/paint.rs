@@ -116,6 +116,25 @@ pub(super) fn arrow(a: (f32, f32), b: (f32, f32), c: Color) {
     );
 }
 
+/// The force arrows' legend at the scene panel's top left (every view's): a barrier swatch, a
+/// friction swatch and `text` (their scale).
+pub(super) fn force_legend(rect: Rect, text: &str, pen: &Pen) {
+    let y = rect.y + 40.0;
+    line(
+        (rect.x + 10.0, y - 5.0),
+        (rect.x + 30.0, y - 5.0),
+        3.0,
+        colour(graphics::BARRIER_ARROW),
+    );
+    line(
+        (rect.x + 34.0, y - 5.0),
+        (rect.x + 54.0, y - 5.0),
+        3.0,
+        colour(graphics::FRICTION_ARROW),
+    );
+    pen.text(text, rect.x + 62.0, y, 15, colour(graphics::TEXT));
+}
+
 /// The grid of the world scale inside `cam.rect`, every `step` m, and a scale bar.
 pub(super) fn world_grid(cam: &Camera, pen: &Pen) {
     let r = cam.rect;

@@ -9,7 +9,9 @@ use super::ViewError;
 use super::chart::{axes, legend, polyline};
 use super::lamps::LampStrip;
 use super::layout::{self, Rect};
-use super::paint::{Pen, arrow, colour, faded, fill, frame, ground, line, world_grid};
+use super::paint::{
+    Pen, arrow, colour, faded, fill, force_legend, frame, ground, line, world_grid,
+};
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
 use super::slope::{NodeState, SlopeCase};
@@ -196,25 +198,12 @@ fn slope_scene(cases: &[SlopeCase], sel: usize, forces: bool, rect: Rect, pen: &
         x += 14.0 + pen.text(label, x + 14.0, y, 15, ink) + 14.0;
     }
     if forces {
-        let y = rect.y + 40.0;
         let text = format!(
             "arrows: barrier 1 m = {:.0} N, friction 1 m = {:.0} N",
             1.0 / BARRIER_ARROW_M_PER_N,
             1.0 / FRICTION_ARROW_M_PER_N
         );
-        line(
-            (rect.x + 10.0, y - 5.0),
-            (rect.x + 30.0, y - 5.0),
-            3.0,
-            colour(graphics::BARRIER_ARROW),
-        );
-        line(
-            (rect.x + 34.0, y - 5.0),
-            (rect.x + 54.0, y - 5.0),
-            3.0,
-            colour(graphics::FRICTION_ARROW),
-        );
-        pen.text(&text, rect.x + 62.0, y, 15, ink);
+        force_legend(rect, &text, pen);
     }
     frame(rect, ink);
 }

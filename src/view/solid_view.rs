@@ -20,7 +20,7 @@ use super::lamps::LampStrip;
 use super::layout::Rect;
 use super::multibody_layout::body_fill;
 use super::multibody_paint::{CONTACT_RADIUS, contact_colour};
-use super::paint::{Pen, arrow, colour, faded, fill, frame, line};
+use super::paint::{Pen, arrow, colour, faded, fill, force_legend, frame, line};
 use super::panels::hud_lines;
 use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
 use super::solid::{FORCE_ARROW_OF_RADIUS, SolidCase};
@@ -250,23 +250,11 @@ fn force_arrows(case: &SolidCase, cam: &SolidCamera, rect: Rect, pen: &Pen) {
             arrow(p, q, colour(c));
         }
     }
-    line(
-        (rect.x + 10.0, y - 5.0),
-        (rect.x + 30.0, y - 5.0),
-        3.0,
-        colour(graphics::BARRIER_ARROW),
-    );
-    line(
-        (rect.x + 34.0, y - 5.0),
-        (rect.x + 54.0, y - 5.0),
-        3.0,
-        colour(graphics::FRICTION_ARROW),
-    );
     let text = format!(
         "arrows: barrier, friction; the longest {:.4} N, {FORCE_ARROW_OF_RADIUS} of the view's radius",
         largest
     );
-    pen.text(&text, rect.x + 62.0, y, 15, ink);
+    force_legend(rect, &text, pen);
 }
 
 /// The contact pairs as dots in their regime's colour, over the 3D picture (seen through the
