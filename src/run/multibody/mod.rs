@@ -832,14 +832,7 @@ impl SceneRunner {
         });
         // While the block sticks, the spring's force along the support grows at k·(v_anchor·t)
         // from its value at t = 0.
-        let rate = match self.scene.drivers[d].kind {
-            DriverKind::Spring {
-                stiffness,
-                anchor_velocity,
-                ..
-            } => stiffness * anchor_velocity.dot(&t).abs(),
-            _ => 0.0,
-        };
+        let rate = self.scene.drivers[d].kind.spring_force_rate(&t);
         let f0 = self.rows[0].drivers[d].dot(&t).abs();
         Some((measured, Breakaway::closed_form(mu.mu_static, n, f0, rate)))
     }

@@ -103,14 +103,7 @@ impl SolidRunner {
         } = self.pulling_spring()?;
         let normal_force = self.body_mass(k) * self.scene.gravity.dot(&-n);
         let mu = self.scene.coefficients(k, member);
-        let rate = match self.scene.drivers[d].kind {
-            DriverKind::Spring {
-                stiffness,
-                anchor_velocity,
-                ..
-            } => stiffness * anchor_velocity.dot(&t).abs(),
-            _ => 0.0,
-        };
+        let rate = self.scene.drivers[d].kind.spring_force_rate(&t);
         let force = |i: usize| self.rows[i].drivers[d].dot(&t).abs();
         let analytic = Breakaway::closed_form(mu.mu_static, normal_force, force(0), rate);
         let threshold = SLIP_SPEED_OVER_EPS_V * self.scene.eps_v;

@@ -45,6 +45,20 @@ impl<const D: usize> DriverKind<D> {
             DriverKind::Force { .. } => "force",
         }
     }
+
+    /// How fast a spring's force along the unit direction `along` grows while its node set
+    /// stays put, N/s: k |v_anchor · along| (SPEC.md §8's breakaway ramp); zero for the other
+    /// drivers.
+    pub fn spring_force_rate(&self, along: &Vector<D>) -> f64 {
+        match self {
+            DriverKind::Spring {
+                stiffness,
+                anchor_velocity,
+                ..
+            } => stiffness * anchor_velocity.dot(along).abs(),
+            _ => 0.0,
+        }
+    }
 }
 
 /// A driver of the scene.
