@@ -754,7 +754,6 @@ impl SolidRunner {
     /// The run's summary.
     pub fn summary(&self) -> SolidSummary {
         let sc = &self.scene;
-        let mass = self.sim.mass();
         let bodies = sc
             .bodies
             .iter()
@@ -765,7 +764,7 @@ impl SolidRunner {
                     name: b.name.clone(),
                     nodes: b.mesh.len(),
                     tetrahedra: b.mesh.tets.len(),
-                    mass_kg: mass[self.bodies[k].clone()].iter().sum(),
+                    mass_kg: self.body_mass(k),
                     support: support.map(|(m, _)| sc.member_name(m).to_string()),
                     verdict: self.body_verdict(k, support),
                 }

@@ -55,7 +55,7 @@ fn in_plane(v: &Vec3, n: &Vec3) -> Option<Vec3> {
 
 impl SolidRunner {
     /// Body `k`'s mass, kg.
-    fn body_mass(&self, k: usize) -> f64 {
+    pub fn body_mass(&self, k: usize) -> f64 {
         self.sim.mass()[self.bodies[k].clone()].iter().sum()
     }
 

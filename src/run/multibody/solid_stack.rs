@@ -93,8 +93,7 @@ impl SolidRunner {
         let height = |k: usize| first.bodies[k].min_distance;
         let lower = if height(0) <= height(1) { 0 } else { 1 };
         let upper = 1 - lower;
-        let mass = self.sim.mass();
-        let m = |k: usize| -> f64 { mass[self.bodies[k].clone()].iter().sum() };
+        let m = |k: usize| self.body_mass(k);
         let ground = sc.coefficients(lower, sc.bodies.len());
         let between = sc.coefficients(upper, lower);
         let (a1, a2) = stack_accelerations(
