@@ -24,6 +24,7 @@ use crate::cross_check::impulse_law::{ContactInput, CpuLaw, SharedBackend};
 use crate::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::rigid::case::RigidScene;
+use crate::run::multibody::slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 use crate::run::runner::{self, RunOptions};
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::multibody::solid::SolidScene;
@@ -226,10 +227,14 @@ fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<Outcome, String> {
     }
 }
 
-/// A scene cell's run: the scene with its overrides, to its duration
-/// ([`crate::run::multibody::SceneRunner`], as `stickslip run` runs it), its bodies' verdicts,
-/// and the slide-or-tip outcome and stick–slip cycle where the scene has them.
+/// A scene cell's run: the scene with its overrides, to its duration, as `stickslip run` runs it
+/// ([`crate::run::multibody::SceneRunner`] in 2D, [`crate::run::multibody::solid::SolidRunner`]
+/// in 3D), its bodies' verdicts, and the slide-or-tip outcome and (2D) stick–slip cycle where
+/// the scene has them.
 fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String> {
+    if sweep.dimension == 3 {
+        return evaluate_solid_scene(sweep, cell);
+    }
     use crate::run::multibody::{SceneRunner, StickSlipCycle};
     let scene = sweep.multibody(cell).map_err(|e| e.to_string())?;
     let mut runner = SceneRunner::new(scene, None).map_err(|e| e.to_string())?;
@@ -245,20 +250,70 @@ fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String>
         period_s: c.period_s,
         cycles,
     };
-    let bodies = s
-        .bodies
-        .iter()
-        .map(|b| BodyVerdict {
-            name: b.name.clone(),
-            verdict: serde_json::to_value(b.verdict)
+    let mut result = scene_cell_result(
+        s.bodies.iter().map(|b| (b.name.as_str(), &b.verdict)),
+        s.slide_or_tip.as_ref(),
+        s.slide_or_tip_analytic.as_ref(),
+        &s.solver,
+    );
+    result.cycle = s
+        .stick_slip_cycle
+        .as_ref()
+        .map(|m| values(&m.cycle, Some(m.cycles)));
+    result.cycle_analytic = s
+        .stick_slip_cycle_analytic
+        .as_ref()
+        .map(|a| values(a, None));
+    result.cycle_inputs = runner
+        .stick_slip_inputs()
+        .map(|(m, n, mu, k, v)| CycleInputs {
+            mass_kg: m,
+            normal_force_n: n,
+            mu_static: mu.mu_static,
+            mu_kinetic: mu.mu_kinetic,
+            stiffness_n_per_m: k,
+            belt_speed_m_per_s: v,
+        });
+    Ok(result)
+}
+
+/// A 3D scene cell's run (see [`evaluate_scene`]); the stick–slip cycle's columns stay empty
+/// (a 3D scene has no cycle measure).
+fn evaluate_solid_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String> {
+    use crate::run::multibody::solid::SolidRunner;
+    let scene = sweep.solid(cell).map_err(|e| e.to_string())?;
+    let mut runner = SolidRunner::new(scene, None).map_err(|e| e.to_string())?;
+    while !runner.done() {
+        runner.step().map_err(|e| e.to_string())?;
+    }
+    let s = runner.summary();
+    Ok(scene_cell_result(
+        s.bodies.iter().map(|b| (b.name.as_str(), &b.verdict)),
+        s.slide_or_tip.as_ref(),
+        s.slide_or_tip_analytic.as_ref(),
+        &s.solver,
+    ))
+}
+
+/// A scene cell's results from what the 2D and 3D summaries share: every body's verdict (name
+/// and verdict, in the scene's order), the slide-or-tip outcome, the solver's totals.
+fn scene_cell_result<'a>(
+    bodies: impl Iterator<Item = (&'a str, &'a crate::run::verdict::Verdict)>,
+    tip: Option<&SlideOrTip>,
+    tip_analytic: Option<&SlideOrTipAnalytic>,
+    solver: &crate::run::runner::SolverTotals,
+) -> SceneCellResult {
+    let bodies = bodies
+        .map(|(name, verdict)| BodyVerdict {
+            name: name.to_string(),
+            verdict: serde_json::to_value(verdict)
                 .ok()
                 .and_then(|v| v.get("state").and_then(|s| s.as_str().map(str::to_owned)))
                 .unwrap_or_else(|| "unknown".into()),
-            verdict_text: b.verdict.to_string(),
+            verdict_text: verdict.to_string(),
         })
         .collect();
-    let (tip, tip_analytic) = (s.slide_or_tip.as_ref(), s.slide_or_tip_analytic.as_ref());
-    Ok(SceneCellResult {
+    SceneCellResult {
         bodies,
         slide_or_tip: tip.map(|t| t.outcome.name().to_string()),
         slide_or_tip_analytic: tip_analytic.map(|a| a.outcome.name().to_string()),
@@ -268,28 +323,13 @@ fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String>
         mu_kinetic: tip_analytic.map(|a| a.mu_kinetic),
         max_rotation_deg: tip.map(|t| t.max_rotation_deg),
         displacement_m: tip.map(|t| t.displacement_m),
-        cycle: s
-            .stick_slip_cycle
-            .as_ref()
-            .map(|m| values(&m.cycle, Some(m.cycles))),
-        cycle_analytic: s
-            .stick_slip_cycle_analytic
-            .as_ref()
-            .map(|a| values(a, None)),
-        cycle_inputs: runner
-            .stick_slip_inputs()
-            .map(|(m, n, mu, k, v)| CycleInputs {
-                mass_kg: m,
-                normal_force_n: n,
-                mu_static: mu.mu_static,
-                mu_kinetic: mu.mu_kinetic,
-                stiffness_n_per_m: k,
-                belt_speed_m_per_s: v,
-            }),
-        newton_iterations: s.solver.newton_iterations,
-        max_iterations_in_step: s.solver.max_iterations_in_step,
-        steps: s.solver.steps,
-    })
+        cycle: None,
+        cycle_analytic: None,
+        cycle_inputs: None,
+        newton_iterations: solver.newton_iterations,
+        max_iterations_in_step: solver.max_iterations_in_step,
+        steps: solver.steps,
+    }
 }
 
 /// A slope cell's run: the case with its overrides, to its duration, cross-checked on the CPU

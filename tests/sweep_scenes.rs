@@ -5,7 +5,7 @@
 //!   hold each cell's measured cycle beside SPEC.md §8's;
 //! * the tall box of `cases/slide_or_tip.toml` stays, slides or tips as the closed form says, in
 //!   one cell well inside each region, and in every cell of the shipped `sweeps/slide_or_tip.toml`
-//!   farther than 0.02 from the rule's lines;
+//!   farther than 0.02 from the rule's lines; so does the 3D box of `sweeps/slide_or_tip3d.toml`;
 //! * bad input (an axis naming an unknown scene key, gravity stated twice, a derived key on a
 //!   base case that cannot take it, a slope sweep's directory given to a scene sweep) is exit 2
 //!   with one line and nothing written.
@@ -283,6 +283,37 @@ fn bad_scene_sweeps_and_gravity_given_twice_exit_2_and_write_nothing() {
         "[[axis]]\nkey = \"friction.mu\"\nvalues = [0.3, -0.1]\n",
         &["axis 1 `friction.mu`", "value -0.1"],
     );
+    // In 3D gravity.tan_theta turns the base gravity towards its fall line: the puck's gravity
+    // is level (no fall line), and a negative tan theta is no incline.
+    check(
+        "level3d.toml",
+        "puck_spin.toml",
+        "[[axis]]\nkey = \"gravity.tan_theta\"\nvalues = [0.1, 0.2]\n",
+        &[
+            "axis 1 `gravity.tan_theta`",
+            "value 0.1",
+            "fall line",
+            "g . n < 0",
+        ],
+    );
+    check(
+        "negative3d.toml",
+        "slide_or_tip3d.toml",
+        "[[axis]]\nkey = \"gravity.tan_theta\"\nvalues = [0.1, -0.2]\n",
+        &["axis 1 `gravity.tan_theta`", "value -0.2", "at least 0"],
+    );
+    // A component of the 3D gravity (`KEY.z` of a 3-vector) beside gravity.tan_theta, which
+    // sets the whole vector: one case quantity.
+    check(
+        "z3d.toml",
+        "slide_or_tip3d.toml",
+        "[[axis]]\nkey = \"gravity.acceleration.z\"\nvalues = [-9.0]\n\n[[axis]]\nkey = \"gravity.tan_theta\"\nvalues = [0.1]\n",
+        &[
+            "axis 2 `gravity.tan_theta`",
+            "same case quantity",
+            "gravity.acceleration",
+        ],
+    );
 
     // The case itself: gravity stated twice, a magnitude without an incline, an incline of 90.
     let run = |setting: &str| {
@@ -341,14 +372,15 @@ fn bad_scene_sweeps_and_gravity_given_twice_exit_2_and_write_nothing() {
     assert_eq!(std::fs::read_dir(out.join("cells")).unwrap().count(), 1);
 }
 
-#[test]
-fn the_shipped_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_right_side() {
-    // sweeps/slide_or_tip.toml: 272 cells of 1 s (about 3 s on 2 threads). The rule, derived
-    // in the_tall_box_stays_slides_or_tips_as_the_closed_form_says, with w/b = 0.5 and
-    // mu_s = mu_k = mu, computed here from the axes alone.
+/// Runs the shipped slide-or-tip sweep `file` (16 × 17 cells over tan θ = 0.125 … 0.875 and
+/// μ = 0.1 … 0.9, a tall box of w/b = 0.5 with μ_s = μ_k = μ) and checks every cell farther
+/// than 0.02 from the rule's lines against the rule, derived in
+/// the_tall_box_stays_slides_or_tips_as_the_closed_form_says and computed here from the axes
+/// alone: stay if tan θ ≤ min(μ, w/b), else slide if μ < w/b, else tip.
+fn every_graded_cell_is_on_the_right_side(file: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let o = sweep(&root().join("sweeps/slide_or_tip.toml"), &out);
+    let o = sweep(&root().join(file), &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = collect(&out);
     let report = String::from_utf8_lossy(&c.stdout);
@@ -382,7 +414,7 @@ fn the_shipped_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_
             assert_eq!(
                 field(&header, row, "slide_or_tip"),
                 expected,
-                "tan theta {t}, mu {mu}: {row:?}"
+                "{file}: tan theta {t}, mu {mu}: {row:?}"
             );
         }
     }
@@ -393,4 +425,19 @@ fn the_shipped_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_
         "{report}"
     );
     assert!(out.join("map.png").is_file());
+}
+
+#[test]
+fn the_shipped_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_right_side() {
+    // sweeps/slide_or_tip.toml: 272 cells of 1 s (about 3 s on 2 threads).
+    every_graded_cell_is_on_the_right_side("sweeps/slide_or_tip.toml");
+}
+
+#[test]
+fn the_shipped_3d_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_right_side() {
+    // sweeps/slide_or_tip3d.toml: the same grid for the tetrahedral box of
+    // cases/slide_or_tip3d.toml, its gravity turned by gravity.tan_theta (272 cells of 1 s,
+    // about 50 s on 2 threads). With the case's former d-hat = 1e-4 m the nine cells
+    // tan theta = 0.475, mu >= 0.5 tipped here (docs/sweeps.md).
+    every_graded_cell_is_on_the_right_side("sweeps/slide_or_tip3d.toml");
 }

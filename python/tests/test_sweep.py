@@ -78,3 +78,35 @@ def test_a_bad_sweep_raises_the_cli_message(cli, tmp_path, repo):
     assert caught.value.key == "friction.mu"
     with pytest.raises(stickslip.InputError, match="option `--jobs`|--jobs: must be at least 1"):
         stickslip.sweep(write_sweep(tmp_path, repo, AXES), jobs=0)
+
+
+def test_a_3d_scene_is_swept_as_the_cli_sweeps_it(cli, tmp_path, repo):
+    # The tetrahedral tall box (w/b = 0.5, mu_s = mu_k = mu) with its gravity turned by
+    # gravity.tan_theta, SPEC.md §8's rule (docs/scenes.md): stay if tan <= min(mu, w/b), else
+    # slide if mu < w/b, else tip; every cell at least 0.1 from the rule's lines.
+    path = tmp_path / "box3d.toml"
+    path.write_text(
+        f'''name = "3D box"
+case = "{repo / 'cases/slide_or_tip3d.toml'}"
+
+[[axis]]
+key = "gravity.tan_theta"
+values = [0.2, 0.7]
+
+[[axis]]
+key = "friction.mu"
+values = [0.8, 0.3]
+'''
+    )
+    out = tmp_path / "dir"
+    assert run_cli(cli, "sweep", str(path), "--out", str(out), "--jobs", "2").returncode == 0
+    assert run_cli(cli, "sweep", "collect", str(out)).returncode == 0
+
+    result = stickslip.sweep(path, jobs=2)
+
+    assert result.csv == (out / "map.csv").read_text()
+    c = result.columns
+    cells = list(zip(c["gravity.tan_theta"].tolist(), c["friction.mu"].tolist()))
+    outcome = dict(zip(cells, c["slide_or_tip"].tolist()))
+    assert outcome == {(0.2, 0.8): "stay", (0.2, 0.3): "stay", (0.7, 0.8): "tip", (0.7, 0.3): "slide"}
+    assert dict(zip(cells, c["box.verdict"].tolist()))[(0.2, 0.8)] == "stopped"

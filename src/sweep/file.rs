@@ -28,6 +28,8 @@ use serde::Deserialize;
 
 use crate::scene::case_file::{CaseError, parse_case_toml, read_case_file};
 use crate::scene::multibody::MultibodyScene;
+use crate::scene::multibody::dimension::declared_dimension;
+use crate::scene::multibody::solid::SolidScene;
 use crate::scene::{CaseKind, Override, Scene};
 
 use super::SweepError;
@@ -38,10 +40,16 @@ use super::SweepError;
 /// states `slope.angle_deg` instead is rejected: a slope states exactly one of the two).
 pub const TAN_THETA_KEY: &str = "slope.tan_theta";
 
-/// The derived axis key for a scene's incline (`kind = "scene"` base cases):
-/// `gravity.tan_theta = t` sets `gravity.incline_deg` to atan(t) in degrees, so that gravity is
-/// g (sin θ, −cos θ) with tan θ = t. It replaces the base case's `gravity.incline_deg` (a base
-/// case that states `gravity.acceleration` instead is rejected: gravity states one of them).
+/// The derived axis key for a scene's incline (`kind = "scene"` base cases), tan θ ≥ 0:
+/// * in 2D, `gravity.tan_theta = t` sets `gravity.incline_deg` to atan(t) in degrees, so that
+///   gravity is g (sin θ, −cos θ) with tan θ = t. It replaces the base case's
+///   `gravity.incline_deg` (a base case that states `gravity.acceleration` instead is rejected:
+///   gravity states one of them);
+/// * in 3D, where gravity is a vector, it sets `gravity.acceleration` to the base case's
+///   gravity turned at its magnitude g towards its fall line: g (sin θ f̂ − cos θ n̂), with n̂
+///   the unit normal of the base case's one half-space and f̂ the unit direction of gravity's
+///   part along it ([`tilted_gravity`]). The base case must have one half-space and a gravity
+///   that is tilted against it (its fall line is the direction the axis tilts along).
 pub const SCENE_TAN_THETA_KEY: &str = "gravity.tan_theta";
 
 /// What a sweep's base case is, by its `kind`.
@@ -171,6 +179,8 @@ pub struct Sweep {
     pub case_path: PathBuf,
     /// The base case's kind.
     pub kind: SweepKind,
+    /// Its dimension: 2, or 3 for a 3D scene (SPEC.md §7).
+    pub dimension: usize,
     /// Its text.
     pub case_text: String,
     /// The axes.
@@ -226,11 +236,13 @@ fn normalised_key(key: &str) -> Result<String, String> {
     Ok(parts.join("."))
 }
 
-/// The case key an axis with the (normalised) `key` sets, as a path: [`TAN_THETA_KEY`] sets
-/// `slope.normal`.
-fn target_path(kind: SweepKind, key: &str, base: &toml::Table) -> Vec<String> {
+/// The case key an axis with the (normalised) `key` sets, as a path, for a base case of `kind`
+/// and `dimension`: [`TAN_THETA_KEY`] sets `slope.normal`, [`SCENE_TAN_THETA_KEY`] sets
+/// `gravity.incline_deg` in 2D and `gravity.acceleration` in 3D.
+fn target_path(kind: SweepKind, dimension: usize, key: &str, base: &toml::Table) -> Vec<String> {
     let key = match (kind, key) {
         (SweepKind::Slope, TAN_THETA_KEY) => "slope.normal",
+        (SweepKind::Scene, SCENE_TAN_THETA_KEY) if dimension == 3 => "gravity.acceleration",
         (SweepKind::Scene, SCENE_TAN_THETA_KEY) => "gravity.incline_deg",
         _ => key,
     };
@@ -240,26 +252,84 @@ fn target_path(kind: SweepKind, key: &str, base: &toml::Table) -> Vec<String> {
     }
 }
 
-/// A component axis: `KEY.x` or `KEY.y` where the base case (with the sweep's `set`) holds an
-/// array of two numbers at `KEY`. Returns KEY's path, the component's index and the vector.
-fn vector_component(key: &str, base: &toml::Table) -> Option<(Vec<String>, usize, [f64; 2])> {
+/// A component axis: `KEY.x`, `KEY.y` or `KEY.z` where the base case (with the sweep's `set`)
+/// holds an array of two or three numbers at `KEY` (a 2D or 3D vector; `z` of a 3D one). Returns
+/// KEY's path, the component's index and the vector.
+fn vector_component(key: &str, base: &toml::Table) -> Option<(Vec<String>, usize, Vec<f64>)> {
     let (vector, component) = key.rsplit_once('.')?;
     let index = match component {
         "x" => 0,
         "y" => 1,
+        "z" => 2,
         _ => return None,
     };
     let path: Vec<String> = vector.split('.').map(str::to_string).collect();
+    let vector = number_array(base, &path)?;
+    (matches!(vector.len(), 2 | 3) && index < vector.len()).then_some((path, index, vector))
+}
+
+/// The array of numbers at `path` of `base`, if there is one.
+fn number_array(base: &toml::Table, path: &[String]) -> Option<Vec<f64>> {
     let (last, parents) = path.split_last()?;
     let mut table = base;
     for part in parents {
         table = table.get(part)?.as_table()?;
     }
     let number = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
-    match table.get(last)?.as_array()?.as_slice() {
-        [a, b] => Some((path, index, [number(a)?, number(b)?])),
-        _ => None,
+    table.get(last)?.as_array()?.iter().map(number).collect()
+}
+
+/// A 3D scene's gravity for [`SCENE_TAN_THETA_KEY`] = `t` (tan θ ≥ 0): the base case's
+/// `gravity.acceleration` g turned at its magnitude towards its fall line,
+/// |g| (sin θ f̂ − cos θ n̂), n̂ the unit normal of the base case's one half-space (`base`, with
+/// the sweep's `set`) and f̂ the unit direction of g's part along it.
+pub fn tilted_gravity(t: f64, base: &toml::Table) -> Result<[f64; 3], String> {
+    if t < 0.0 {
+        return Err(format!(
+            "must be at least 0 (tan theta of an incline), got {t}"
+        ));
     }
+    let path = |p: &str| p.split('.').map(str::to_string).collect::<Vec<_>>();
+    let g = number_array(base, &path("gravity.acceleration"))
+        .filter(|g| g.len() == 3)
+        .ok_or("the base case has no 3-vector gravity.acceleration to tilt")?;
+    let half_spaces: Vec<(&String, &toml::Table)> = base
+        .get("obstacles")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, o)| Some((name, o.as_table()?)))
+        .filter(|(_, o)| o.get("type").and_then(toml::Value::as_str) == Some("half_space"))
+        .collect();
+    let [(name, _)] = half_spaces.as_slice() else {
+        return Err(format!(
+            "tilts gravity against the base case's one half-space, and it has {}",
+            half_spaces.len()
+        ));
+    };
+    let n = number_array(base, &path(&format!("obstacles.{name}.normal")))
+        .filter(|n| n.len() == 3)
+        .ok_or_else(|| format!("obstacles.{name}.normal is not a 3-vector"))?;
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let (n_norm, g_norm) = (dot(&n, &n).sqrt(), dot(&g, &g).sqrt());
+    if !(n_norm > 0.0 && g_norm > 0.0) {
+        return Err("the base case's gravity and half-space normal must be non-zero".into());
+    }
+    let n: Vec<f64> = n.iter().map(|c| c / n_norm).collect();
+    let g_n = dot(&g, &n);
+    let along: Vec<f64> = g.iter().zip(&n).map(|(a, b)| a - g_n * b).collect();
+    let along_norm = dot(&along, &along).sqrt();
+    if g_n >= 0.0 || along_norm <= 1e-9 * g_norm {
+        return Err(format!(
+            "tilts the base case's gravity towards its fall line along obstacles.{name}, so the base gravity must press on it (g . n < 0) with a part along it; tilt it in the base case (e.g. by a degree)"
+        ));
+    }
+    let theta = t.atan();
+    let mut tilted = [0.0; 3];
+    for (k, c) in tilted.iter_mut().enumerate() {
+        *c = g_norm * (theta.sin() * along[k] / along_norm - theta.cos() * n[k]);
+    }
+    Ok(tilted)
 }
 
 /// A number of an axis value.
@@ -311,10 +381,20 @@ fn canonical_value(v: &toml::Value) -> String {
 /// sweep's `set`, is `base`.
 fn axis_override(
     kind: SweepKind,
+    dimension: usize,
     key: &str,
     value: &toml::Value,
     base: &toml::Table,
 ) -> Result<Override, String> {
+    if kind == SweepKind::Scene && key == SCENE_TAN_THETA_KEY && dimension == 3 {
+        let g = tilted_gravity(axis_number(value)?, base)?;
+        let array = toml::Value::Array(g.iter().map(|&c| toml::Value::Float(c)).collect());
+        return Ok(Override {
+            path: vec!["gravity".into(), "acceleration".into()],
+            setting: format!("gravity.acceleration={array}"),
+            value: array,
+        });
+    }
     if kind == SweepKind::Scene && key == SCENE_TAN_THETA_KEY {
         let t = axis_number(value)?;
         let degrees = toml::Value::Float(t.atan().to_degrees());
@@ -400,16 +480,24 @@ impl Sweep {
             Ok(CaseKind::Scene) => SweepKind::Scene,
             _ => SweepKind::Slope,
         };
+        let dimension = match kind {
+            SweepKind::Scene => declared_dimension(&case_text, &case_path)
+                .map_err(|e| invalid("case", case_rule(&e)))?,
+            SweepKind::Slope => 2,
+        };
         let scene_of = |overrides: &[Override]| -> Result<(), CaseError> {
-            match kind {
-                SweepKind::Slope => {
+            match (kind, dimension) {
+                (SweepKind::Slope, _) => {
                     Scene::from_toml_with_overrides(
                         &case_text,
                         Path::new(&case_as_written),
                         overrides,
                     )?;
                 }
-                SweepKind::Scene => {
+                (SweepKind::Scene, 3) => {
+                    SolidScene::from_toml(&case_text, &case_path, overrides)?;
+                }
+                (SweepKind::Scene, _) => {
                     MultibodyScene::from_toml(&case_text, &case_path, overrides)?;
                 }
             }
@@ -456,7 +544,7 @@ impl Sweep {
                 return Err(axis_err("the key must not be empty".into()));
             }
             let key = normalised_key(&a.key).map_err(axis_err)?;
-            let target = target_path(kind, &key, &base);
+            let target = target_path(kind, dimension, &key, &base);
             let overlaps = |p: &[String]| p.starts_with(&target) || target.starts_with(p);
             if let Some(j) = targets.iter().position(|t| overlaps(t)) {
                 return Err(axis_err(format!(
@@ -483,7 +571,7 @@ impl Sweep {
                 }
             }
             for v in &values {
-                let o = axis_override(kind, &key, v, &base)
+                let o = axis_override(kind, dimension, &key, v, &base)
                     .map_err(|rule| axis_err(format!("value {v}: {rule}")))?;
                 let mut overrides = set.clone();
                 overrides.push(o);
@@ -519,7 +607,8 @@ impl Sweep {
             for (a, v) in axes.iter().zip(&inputs) {
                 // Every value made its override above.
                 overrides.push(
-                    axis_override(kind, &a.key, v, &base).map_err(|rule| invalid("axis", rule))?,
+                    axis_override(kind, dimension, &a.key, v, &base)
+                        .map_err(|rule| invalid("axis", rule))?,
                 );
             }
             let id = format!("c{index:0width$}");
@@ -588,6 +677,7 @@ impl Sweep {
             case_as_written,
             case_path,
             kind,
+            dimension,
             case_text,
             axes,
             record,
@@ -596,10 +686,16 @@ impl Sweep {
         })
     }
 
-    /// The validated scene of bodies of `cell` (a sweep of [`SweepKind::Scene`]; built as
-    /// [`Sweep::load`] checked it).
+    /// The validated 2D scene of bodies of `cell` (a sweep of [`SweepKind::Scene`] in 2D; built
+    /// as [`Sweep::load`] checked it).
     pub fn multibody(&self, cell: &Cell) -> Result<MultibodyScene, CaseError> {
         MultibodyScene::from_toml(&self.case_text, &self.case_path, &cell.overrides)
+    }
+
+    /// The validated 3D scene of `cell` (a sweep of [`SweepKind::Scene`] in 3D; built as
+    /// [`Sweep::load`] checked it).
+    pub fn solid(&self, cell: &Cell) -> Result<SolidScene, CaseError> {
+        SolidScene::from_toml(&self.case_text, &self.case_path, &cell.overrides)
     }
 
     /// The validated scene of `cell` (built as [`Sweep::load`] checked it).
@@ -699,6 +795,7 @@ mod tests {
     fn tan_theta_sets_the_books_normal() {
         let o = axis_override(
             SweepKind::Slope,
+            2,
             TAN_THETA_KEY,
             &toml::Value::Float(0.1),
             &toml::Table::new(),
@@ -710,6 +807,97 @@ mod tests {
             toml::Value::Array(vec![toml::Value::Float(0.1), toml::Value::Float(1.0)])
         );
         assert_eq!(Override::parse(&o.setting).unwrap().value, o.value);
+    }
+
+    /// A 3D base case: gravity 9.81 m/s² tilted by 20° about y against a half-space of unit
+    /// normal `n` = (sin α, 0, cos α) (the floor itself tilted by α about y).
+    fn tilted_base(alpha: f64) -> toml::Table {
+        let (ga, gb) = (20f64.to_radians() + alpha, 9.81);
+        toml::from_str(&format!(
+            "[gravity]\nacceleration = [{}, 0.0, {}]\n[obstacles.floor]\ntype = \"half_space\"\nnormal = [{}, 0.0, {}]\npoint = [0.0, 0.0, 0.0]\n[obstacles.wall]\ntype = \"triangle_mesh\"\n",
+            gb * ga.sin(),
+            -gb * ga.cos(),
+            alpha.sin(),
+            alpha.cos()
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn tan_theta_turns_3d_gravity_towards_its_fall_line_at_its_magnitude() {
+        for alpha in [0.0, 0.3] {
+            let base = tilted_base(alpha);
+            for t in [0.0, 0.364, 1.5] {
+                let g = tilted_gravity(t, &base).unwrap();
+                let n = [alpha.sin(), 0.0, alpha.cos()];
+                let norm = g.iter().map(|c| c * c).sum::<f64>().sqrt();
+                // Its magnitude kept; its angle to −n is θ = atan t; it stays in the plane of n
+                // and the base gravity (both in x–z: no y part); it leans the base's way (+x
+                // relative to the floor, the part along the floor's in-plane axis
+                // (cos α, 0, −sin α)).
+                assert!((norm - 9.81).abs() < 1e-12, "{g:?}");
+                let cos_angle = -(g[0] * n[0] + g[2] * n[2]) / norm;
+                // acos near 1 turns a rounding of 1e-16 into an angle of about 1.4e-8 rad.
+                assert!(
+                    (cos_angle.min(1.0).acos() - t.atan()).abs() < 1e-7,
+                    "{t}: {g:?}"
+                );
+                assert_eq!(g[1], 0.0);
+                let along = g[0] * alpha.cos() - g[2] * alpha.sin();
+                assert!(t == 0.0 || along > 0.0, "{g:?}");
+            }
+        }
+        // The case's own gravity back from its own tan 20°.
+        let g = tilted_gravity(20f64.to_radians().tan(), &tilted_base(0.0)).unwrap();
+        assert!((g[0] - 3.355218).abs() < 1e-6 && (g[2] + 9.218385).abs() < 1e-6);
+    }
+
+    #[test]
+    fn tan_theta_in_3d_needs_one_half_space_and_a_fall_line() {
+        let mut level = tilted_base(0.0);
+        level["gravity"]["acceleration"] = toml::Value::try_from([0.0, 0.0, -9.81]).unwrap();
+        assert!(
+            tilted_gravity(0.1, &level)
+                .unwrap_err()
+                .contains("fall line")
+        );
+        let mut up = tilted_base(0.0);
+        up["gravity"]["acceleration"] = toml::Value::try_from([1.0, 0.0, 9.81]).unwrap();
+        assert!(tilted_gravity(0.1, &up).unwrap_err().contains("g . n < 0"));
+        let mut two = tilted_base(0.0);
+        let floor = two["obstacles"]["floor"].clone();
+        two["obstacles"]
+            .as_table_mut()
+            .unwrap()
+            .insert("second".into(), floor);
+        assert!(tilted_gravity(0.1, &two).unwrap_err().contains("it has 2"));
+        assert!(
+            tilted_gravity(-0.1, &tilted_base(0.0))
+                .unwrap_err()
+                .contains("at least 0")
+        );
+    }
+
+    #[test]
+    fn a_component_axis_takes_x_y_or_z_of_a_3_vector_and_z_only_there() {
+        let base: toml::Table =
+            toml::from_str("[bodies.box]\ncentre = [0.5, 0.0, 0.1]\nvelocity = [1.0, 2.0]\n")
+                .unwrap();
+        let o = axis_override(
+            SweepKind::Scene,
+            3,
+            "bodies.box.centre.z",
+            &toml::Value::Float(0.2),
+            &base,
+        )
+        .unwrap();
+        assert_eq!(o.key(), "bodies.box.centre");
+        assert_eq!(o.value, toml::Value::try_from([0.5, 0.0, 0.2]).unwrap());
+        assert!(vector_component("bodies.box.velocity.z", &base).is_none());
+        assert_eq!(
+            vector_component("bodies.box.velocity.y", &base).map(|(_, i, v)| (i, v)),
+            Some((1, vec![1.0, 2.0]))
+        );
     }
 
     #[test]

@@ -188,7 +188,7 @@ impl MultibodyScene {
             return Err(CaseError::Invalid {
                 file: path.to_path_buf(),
                 key: "dimension".into(),
-                rule: "a 3D scene runs with `stickslip run`, `plot` and `view` and from Python (3D scenes are not yet sweepable)".into(),
+                rule: "must be 2 for a 2D scene (a 3D scene is read as one: `SolidScene`)".into(),
                 value: 3.to_string(),
             });
         }

@@ -180,7 +180,17 @@ impl SolidScene {
     /// Reads and validates a 3D scene case file with `overrides` applied first.
     pub fn load(path: &Path, overrides: &[Override]) -> Result<SolidScene, CaseError> {
         let text = read_case_file(path)?;
-        let file: SolidSceneFile = parse_with_overrides(&text, path, overrides)?;
+        SolidScene::from_toml(&text, path, overrides)
+    }
+
+    /// Parses and validates 3D scene case-file `text` (`path` for messages and for the mesh
+    /// files it names) with `overrides` applied first.
+    pub fn from_toml(
+        text: &str,
+        path: &Path,
+        overrides: &[Override],
+    ) -> Result<SolidScene, CaseError> {
+        let file: SolidSceneFile = parse_with_overrides(text, path, overrides)?;
         let mut scene =
             SolidScene::from_file(&file, Some(path)).map_err(|e| attribute(e, overrides))?;
         scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
