@@ -632,3 +632,78 @@ fn the_live_viewer_answers_its_keys_on_scene_cases() {
     assert!(status.success(), "Q: {status}");
     assert_no_partial(dir.path());
 }
+
+/// The pixels of the scene panel of `shot` (the window's layout), row by row.
+fn scene_panel(shot: &Shot) -> (Vec<u8>, usize) {
+    let p = Picture::read(&shot.path);
+    let r = layout::layout(p.w as f32, p.h as f32).scene;
+    let (x0, y0, w, h) = (r.x as usize, r.y as usize, r.w as usize, r.h as usize);
+    let mut px = Vec::with_capacity(3 * w * h);
+    for y in y0..y0 + h {
+        px.extend_from_slice(&p.rgb[3 * (y * p.w + x0)..3 * (y * p.w + x0 + w)]);
+    }
+    (px, w * h)
+}
+
+/// Pixels of `panel` within `tol` of `c`.
+fn count_in(panel: &[u8], c: [u8; 3], tol: i32) -> usize {
+    panel
+        .chunks_exact(3)
+        .filter(|p| (0..3).all(|k| (p[k] as i32 - c[k] as i32).abs() <= tol))
+        .count()
+}
+
+#[test]
+fn the_3d_view_turns_its_camera_on_the_orbit_keys_and_c_puts_it_back() {
+    if !can_run("3D camera keys") {
+        return;
+    }
+    let _one = lock();
+    let _x = XKeeper::start();
+    let dir = tempfile::tempdir().unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cases/box3d_incline.toml")
+        .to_string_lossy()
+        .into_owned();
+    let mut v = Viewer::start(&[&case], dir.path());
+    v.first_screenshot();
+    // Paused, every shot is of one step: only the camera keys change the scene panel. (A shot
+    // of the same step overwrites the last one's file, so each is read before the next.)
+    v.key(&["space"]);
+    let home_shot = v.screenshot();
+    let (home, n) = scene_panel(&home_shot);
+    let sky = |panel: &[u8]| count_in(panel, graphics::SKY, 2);
+    // From the default view, 28° above the horizontal, the sky shows above the incline's patch.
+    assert!(sky(&home) > n / 20, "sky {} of {n}", sky(&home));
+
+    // D six times: a quarter turn about up. The bodies and patch are seen from another side.
+    v.key(&["d", "d", "d", "d", "d", "d"]);
+    let turned_shot = v.screenshot();
+    assert_eq!(turned_shot.step, home_shot.step, "paused");
+    let (turned, _) = scene_panel(&turned_shot);
+    let differ = home
+        .chunks_exact(3)
+        .zip(turned.chunks_exact(3))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(differ > n / 20, "D: {differ} of {n} pixels changed");
+
+    // C: the default view again, pixel for pixel.
+    v.key(&["c"]);
+    let (back, _) = scene_panel(&v.screenshot());
+    assert!(
+        back == home,
+        "C: the scene panel differs from the default view's"
+    );
+
+    // W six times: looking down from 85° above the horizontal, onto the 20° incline. Its patch
+    // (six framed radii each way round the target; the view's half-height there is 1.6 radii)
+    // fills the panel: no sky.
+    v.key(&["w", "w", "w", "w", "w", "w"]);
+    let (above, _) = scene_panel(&v.screenshot());
+    assert!(sky(&above) < n / 1000, "W: sky {} of {n}", sky(&above));
+
+    let status = v.quit_with("q");
+    assert!(status.success(), "Q: {status}");
+    assert_no_partial(dir.path());
+}

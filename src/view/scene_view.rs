@@ -16,6 +16,8 @@ pub(crate) struct ViewState<'a> {
     pub selected: usize,
     /// Whether force arrows are shown (key F).
     pub forces: bool,
+    /// How the keys have turned a 3D scene's camera (A/D, W/X, I/O, C); 2D scenes ignore it.
+    pub orbit: super::solid_layout::Orbit,
     /// The status line (running/paused, speed, the last message).
     pub status: &'a str,
 }

@@ -354,9 +354,18 @@ impl SolidCase {
         (marks, largest)
     }
 
-    /// The camera on the bodies now ([`super::solid_layout::solid_camera`]).
+    /// The camera on the bodies now, from its default direction
+    /// ([`super::solid_layout::solid_camera`]).
     pub fn camera(&self) -> super::solid_layout::SolidCamera {
-        super::solid_layout::solid_camera(&self.body_points(), &self.scene.gravity)
+        self.camera_from(super::solid_layout::Orbit::default())
+    }
+
+    /// The camera on the bodies now, turned by `orbit` (the keys A/D, W/X, I/O, C).
+    pub fn camera_from(
+        &self,
+        orbit: super::solid_layout::Orbit,
+    ) -> super::solid_layout::SolidCamera {
+        super::solid_layout::solid_camera(&self.body_points(), &self.scene.gravity, orbit)
     }
 }
 

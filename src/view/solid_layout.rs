@@ -36,6 +36,87 @@ pub const AMBIENT: f64 = 0.45;
 /// The fill of a triangle-mesh obstacle (shaded as a body's faces are).
 pub const MESH_FILL: Rgb = [170, 160, 150];
 
+/// One press of A or D turns the camera about the up axis by this much, degrees.
+pub const YAW_STEP_DEG: f64 = 15.0;
+/// One press of W or X raises or lowers it by this much, degrees.
+pub const PITCH_STEP_DEG: f64 = 10.0;
+/// W and X move the camera at most this far from [`VIEW_FROM`]'s elevation, degrees.
+pub const PITCH_LIMIT_DEG: f64 = 60.0;
+/// The camera's elevation above the plane normal to up stays within these, degrees (it never
+/// passes over the top, where up would flip).
+pub const ELEVATION_LIMITS_DEG: (f64, f64) = (-80.0, 85.0);
+/// One press of I or O divides or multiplies the camera's distance by this.
+pub const ZOOM_STEP: f64 = 1.25;
+/// I and O go at most this many steps either way.
+pub const ZOOM_STEPS_LIMIT: i32 = 10;
+
+/// How the keys have turned a 3D scene's camera about its bodies (2D scenes ignore it): A and D
+/// turn it about the up axis, W and X raise and lower it, I and O move it in and out, C puts it
+/// back ([`Orbit::default`], the view from [`VIEW_FROM`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Orbit {
+    /// Turned about the up axis, degrees, in (−180, 180]: positive moves the camera
+    /// counter-clockwise seen from above.
+    pub yaw_deg: f64,
+    /// Raised above [`VIEW_FROM`]'s elevation, degrees, within ±[`PITCH_LIMIT_DEG`].
+    pub pitch_deg: f64,
+    /// Zoom steps: the distance is [`ZOOM_STEP`] to this power (negative is closer).
+    pub zoom_steps: i32,
+}
+
+impl Orbit {
+    /// `yaw` steps of [`YAW_STEP_DEG`] more about up, wrapped into (−180, 180].
+    pub fn turned(self, yaw: i32) -> Orbit {
+        let mut yaw_deg = (self.yaw_deg + f64::from(yaw) * YAW_STEP_DEG) % 360.0;
+        if yaw_deg <= -180.0 {
+            yaw_deg += 360.0;
+        } else if yaw_deg > 180.0 {
+            yaw_deg -= 360.0;
+        }
+        Orbit { yaw_deg, ..self }
+    }
+
+    /// `pitch` steps of [`PITCH_STEP_DEG`] higher, within ±[`PITCH_LIMIT_DEG`].
+    pub fn raised(self, pitch: i32) -> Orbit {
+        let pitch_deg = (self.pitch_deg + f64::from(pitch) * PITCH_STEP_DEG)
+            .clamp(-PITCH_LIMIT_DEG, PITCH_LIMIT_DEG);
+        Orbit { pitch_deg, ..self }
+    }
+
+    /// `steps` zoom steps farther (negative: closer), within ±[`ZOOM_STEPS_LIMIT`].
+    pub fn zoomed(self, steps: i32) -> Orbit {
+        let zoom_steps = (self.zoom_steps + steps).clamp(-ZOOM_STEPS_LIMIT, ZOOM_STEPS_LIMIT);
+        Orbit { zoom_steps, ..self }
+    }
+
+    /// The unit direction from the target to the camera for `up` (unit): [`VIEW_FROM`] turned
+    /// by `yaw_deg` about `up`, then its elevation above the plane normal to `up` raised by
+    /// `pitch_deg` and kept within [`ELEVATION_LIMITS_DEG`].
+    pub fn direction(&self, up: &Vec3) -> Vec3 {
+        let from = Vec3::from(VIEW_FROM).normalize();
+        let level = from - up * from.dot(up);
+        // A view straight along up has no level part: any direction normal to up serves.
+        let h0 = level.try_normalize(1e-9).unwrap_or_else(|| {
+            up.cross(&Vec3::x())
+                .try_normalize(1e-9)
+                .unwrap_or(Vec3::y())
+        });
+        let side = up.cross(&h0);
+        let yaw = self.yaw_deg.to_radians();
+        let h = h0 * yaw.cos() + side * yaw.sin();
+        let (lo, hi) = ELEVATION_LIMITS_DEG;
+        let elevation = (from.dot(up).clamp(-1.0, 1.0).asin().to_degrees() + self.pitch_deg)
+            .clamp(lo, hi)
+            .to_radians();
+        h * elevation.cos() + up * elevation.sin()
+    }
+
+    /// The camera's distance as a multiple of the framed one.
+    pub fn zoom(&self) -> f64 {
+        ZOOM_STEP.powi(self.zoom_steps)
+    }
+}
+
 /// A perspective camera on a 3D scene, world frame, m.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolidCamera {
@@ -50,9 +131,9 @@ pub struct SolidCamera {
 }
 
 /// The camera on `points` (every body's nodes): aimed at their box's centre from
-/// [`VIEW_FROM`], far enough to show their box's sphere whole ([`FRAMING`]), up against
-/// `gravity` (m/s²).
-pub fn solid_camera(points: &[Vec3], gravity: &Vec3) -> SolidCamera {
+/// [`VIEW_FROM`] turned by `orbit`, far enough to show their box's sphere whole ([`FRAMING`],
+/// times `orbit`'s zoom), up against `gravity` (m/s²).
+pub fn solid_camera(points: &[Vec3], gravity: &Vec3, orbit: Orbit) -> SolidCamera {
     let (lo, hi) = points.iter().fold(
         (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)),
         |(lo, hi), p| (lo.inf(p), hi.sup(p)),
@@ -67,9 +148,9 @@ pub fn solid_camera(points: &[Vec3], gravity: &Vec3) -> SolidCamera {
     } else {
         Vec3::z()
     };
-    let distance = FRAMING * radius / (0.5 * f64::from(FOVY_RAD)).tan();
+    let distance = FRAMING * radius / (0.5 * f64::from(FOVY_RAD)).tan() * orbit.zoom();
     SolidCamera {
-        position: target + Vec3::from(VIEW_FROM).normalize() * distance,
+        position: target + orbit.direction(&up) * distance,
         target,
         up,
         radius,
@@ -199,7 +280,7 @@ mod tests {
     #[test]
     fn the_target_is_the_view_centre_and_up_is_up() {
         let pts = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.2, 0.1, 0.1)];
-        let cam = solid_camera(&pts, &Vec3::new(0.0, 0.0, -9.81));
+        let cam = solid_camera(&pts, &Vec3::new(0.0, 0.0, -9.81), Orbit::default());
         let (x, y) = cam.to_screen(RECT, &cam.target).unwrap();
         assert!((x - (RECT.x + RECT.w / 2.0)).abs() < 0.01, "{x}");
         assert!((y - (RECT.y + RECT.h / 2.0)).abs() < 0.01, "{y}");
@@ -226,7 +307,11 @@ mod tests {
     fn the_patch_lies_on_the_surface_and_its_grid_is_anchored_to_it() {
         let n = Vec3::new(-0.3, 0.0, 1.0).normalize();
         let h = HalfSpace::new(n, Vec3::new(0.0, 0.0, -0.1));
-        let cam = solid_camera(&[Vec3::new(0.3, 0.0, 0.0)], &Vec3::new(0.0, 0.0, -9.81));
+        let cam = solid_camera(
+            &[Vec3::new(0.3, 0.0, 0.0)],
+            &Vec3::new(0.0, 0.0, -9.81),
+            Orbit::default(),
+        );
         let Patch { corners, lines, .. } = half_space_patch(&cam, &h);
         for c in corners.iter().chain(lines.iter().flatten()) {
             assert!(h.distance(c).abs() < 1e-12);
@@ -251,6 +336,65 @@ mod tests {
                 .any(|l| ((p - l[0]).cross(&(l[1] - l[0]))).norm() / (l[1] - l[0]).norm() < 1e-9)
         };
         assert!(shifted.iter().filter(|l| on_a_line(&l[0])).count() >= lines.len() / 3);
+    }
+
+    #[test]
+    fn the_orbit_turns_the_camera_about_up_through_the_target_and_keeps_it_upright() {
+        let pts = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.2, 0.1, 0.1)];
+        let g = Vec3::new(0.0, 0.0, -9.81);
+        let home = solid_camera(&pts, &g, Orbit::default());
+        // The default is VIEW_FROM, as before the orbit.
+        let from = Vec3::from(VIEW_FROM).normalize();
+        assert!(((home.position - home.target).normalize() - from).norm() < 1e-12);
+        let elevation = |c: &SolidCamera| ((c.position - c.target).normalize().z).asin();
+        let azimuth =
+            |c: &SolidCamera| (c.position.y - c.target.y).atan2(c.position.x - c.target.x);
+        // Six presses of D: a quarter turn counter-clockwise seen from above, at the same
+        // height and distance, the target still in the middle of the view.
+        let mut o = Orbit::default();
+        for _ in 0..6 {
+            o = o.turned(1);
+        }
+        let turned = solid_camera(&pts, &g, o);
+        assert!((turned.distance() - home.distance()).abs() < 1e-12);
+        assert!((elevation(&turned) - elevation(&home)).abs() < 1e-12);
+        let quarter = azimuth(&turned) - azimuth(&home);
+        assert!(
+            (quarter - std::f64::consts::FRAC_PI_2).abs() < 1e-12,
+            "{quarter}"
+        );
+        let (x, y) = turned.to_screen(RECT, &turned.target).unwrap();
+        assert!(
+            (x - (RECT.x + RECT.w / 2.0)).abs() < 0.01
+                && (y - (RECT.y + RECT.h / 2.0)).abs() < 0.01
+        );
+        // Twenty-four presses come back round.
+        let round = (0..24).fold(Orbit::default(), |o, _| o.turned(1));
+        assert!(round.yaw_deg.abs() < 1e-9, "{round:?}");
+        // W raises by 10° a press up to 60° more, never over the top; X lowers.
+        let raised = solid_camera(&pts, &g, Orbit::default().raised(2));
+        assert!((elevation(&raised) - elevation(&home) - 20f64.to_radians()).abs() < 1e-12);
+        let top = (0..20).fold(Orbit::default(), |o, _| o.raised(1));
+        assert_eq!(top.pitch_deg, PITCH_LIMIT_DEG);
+        let highest = solid_camera(&pts, &g, top);
+        assert!(elevation(&highest).to_degrees() <= ELEVATION_LIMITS_DEG.1 + 1e-9);
+        // ...and a point above the target still shows above it there.
+        let (_, above) = highest
+            .to_screen(RECT, &(highest.target + Vec3::z() * 0.05))
+            .unwrap();
+        let (_, at) = highest.to_screen(RECT, &highest.target).unwrap();
+        assert!(above < at);
+        // O moves it out by ZOOM_STEP a press, I in.
+        let out = solid_camera(&pts, &g, Orbit::default().zoomed(2));
+        assert!((out.distance() / home.distance() - ZOOM_STEP * ZOOM_STEP).abs() < 1e-12);
+        assert_eq!(Orbit::default().zoomed(-100).zoom_steps, -ZOOM_STEPS_LIMIT);
+        // Under tilted gravity the turn is about up (−g), not about z.
+        let tilted = Vec3::new(3.355218, 0.0, -9.218385);
+        let up = -tilted.normalize();
+        let a = solid_camera(&pts, &tilted, Orbit::default());
+        let b = solid_camera(&pts, &tilted, Orbit::default().turned(5));
+        let along_up = |c: &SolidCamera| (c.position - c.target).dot(&up);
+        assert!((along_up(&a) - along_up(&b)).abs() < 1e-12);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use super::panels::hud_lines;
 use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
 use super::solid::{FORCE_ARROW_OF_RADIUS, SolidCase};
 use super::solid_layout::{
-    FOVY_RAD, MESH_FILL, Patch, SolidCamera, gl, half_space_patch, shade, viewport,
+    FOVY_RAD, MESH_FILL, Orbit, Patch, SolidCamera, gl, half_space_patch, shade, viewport,
 };
 use crate::energy::Vec3;
 use crate::graphics::{self, Rgb};
@@ -98,11 +98,17 @@ impl SceneView for SolidView {
     }
 
     fn paint_scene(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        scene(&self.cases[view.selected], view.forces, rect, pen);
+        scene(
+            &self.cases[view.selected],
+            view.forces,
+            view.orbit,
+            rect,
+            pen,
+        );
     }
 
     fn paint_hud(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        hud(&self.cases, view.selected, view.status, rect, pen);
+        hud(&self.cases, view, rect, pen);
     }
 
     fn paint_chart(&self, view: &ViewState, panel: Rect, pen: &Pen) {
@@ -136,9 +142,9 @@ fn draw_triangles(triangles: &[[Vec3; 3]], fill: Rgb) {
 
 /// The whole scene view of `case`: the 3D part through a `Camera3D` on `rect`'s viewport, then
 /// the contact dots and the grid's scale in 2D over it.
-fn scene(case: &SolidCase, forces: bool, rect: Rect, pen: &Pen) {
+fn scene(case: &SolidCase, forces: bool, orbit: Orbit, rect: Rect, pen: &Pen) {
     fill(rect, colour(graphics::SKY));
-    let cam = case.camera();
+    let cam = case.camera_from(orbit);
     let (z_near, z_far) = cam.planes();
     set_camera(&Camera3D {
         position: gl(&cam.position),
@@ -269,7 +275,8 @@ fn contact_dots(case: &SolidCase, cam: &SolidCamera, rect: Rect) {
     }
 }
 
-fn hud(cases: &[SolidCase], sel: usize, status: &str, rect: Rect, pen: &Pen) {
+fn hud(cases: &[SolidCase], view: &ViewState, rect: Rect, pen: &Pen) {
+    let (sel, status) = (view.selected, view.status);
     let c = &cases[sel];
     let sc = &c.scene;
     let runner = &c.runner;
@@ -313,6 +320,7 @@ fn hud(cases: &[SolidCase], sel: usize, status: &str, rect: Rect, pen: &Pen) {
         "contacts: {} stick, {} transition, {} slide",
         n.stick, n.transition, n.slide
     ));
+    lines.push(camera_line(view.orbit));
     if let Some(e) = &c.error {
         lines.push(format!("stopped by an error: {e}"));
     } else if runner.done() {
@@ -321,6 +329,19 @@ fn hud(cases: &[SolidCase], sel: usize, status: &str, rect: Rect, pen: &Pen) {
     lines.push(String::new());
     lines.push(status.to_owned());
     hud_lines(rect, &lines, pen);
+}
+
+/// The HUD's line of the camera keys' turn ([`Orbit`]).
+fn camera_line(o: Orbit) -> String {
+    if o == Orbit::default() {
+        return "camera: default view (A/D turn, W/X raise, I/O zoom, C back)".to_owned();
+    }
+    format!(
+        "camera: turned {:+.0}°, raised {:+.0}°, distance ×{:.2} (C back)",
+        o.yaw_deg,
+        o.pitch_deg,
+        o.zoom()
+    )
 }
 
 /// The chart of every body's centroid speed against time, m/s (the runner's rows).

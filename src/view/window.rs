@@ -12,6 +12,7 @@ use super::layout;
 use super::paint::{Pen, colour};
 use super::panels::lamp_strip;
 use super::scene_view::{SceneView, ViewState};
+use super::solid_layout::Orbit;
 use super::{ViewConfig, ViewError};
 use crate::graphics;
 
@@ -35,7 +36,7 @@ pub(crate) fn window_conf() -> Conf {
     }
 }
 
-const HELP: &str = "space pause · → one step · R reset · 1/2/3 case · +/− speed · F force arrows · S screenshot · Esc quit";
+const HELP: &str = "space pause · → step · R reset · 1/2/3 case · +/− speed · F forces · S screenshot · 3D: A/D W/X I/O C camera · Esc quit";
 
 /// Writes the current frame as an RGB PNG through the one PNG writer
 /// ([`crate::graphics::write_png`]).
@@ -81,6 +82,19 @@ pub(super) fn quit_key(frames: Option<usize>, done: usize) -> Option<Result<(), 
     })
 }
 
+/// The camera keys of a 3D scene (A/D turn, W/X raise and lower, I/O zoom in and out, C back
+/// to the default view) applied to `orbit`.
+fn orbit_keys(orbit: Orbit) -> Orbit {
+    let pressed = |key| i32::from(is_key_pressed(key));
+    if is_key_pressed(KeyCode::C) {
+        return Orbit::default();
+    }
+    orbit
+        .turned(pressed(KeyCode::D) - pressed(KeyCode::A))
+        .raised(pressed(KeyCode::W) - pressed(KeyCode::X))
+        .zoomed(pressed(KeyCode::O) - pressed(KeyCode::I))
+}
+
 /// Paints every panel: the scene's own, the lamps of the case shown, the help line.
 fn draw_all(scene: &dyn SceneView, view: &ViewState, pen: &Pen) {
     let lay = layout::layout(screen_width(), screen_height());
@@ -104,6 +118,7 @@ pub(crate) async fn run(mut scene: Box<dyn SceneView>, cfg: ViewConfig) -> Resul
     let n_cases = scene.case_count();
     let mut sel = cfg.select.min(n_cases - 1);
     let mut forces = cfg.forces;
+    let mut orbit = Orbit::default();
     let mut paused = false;
     let mut speed = cfg.speed;
     let mut target = 0.0f64;
@@ -120,6 +135,7 @@ pub(crate) async fn run(mut scene: Box<dyn SceneView>, cfg: ViewConfig) -> Resul
         if is_key_pressed(KeyCode::F) {
             forces = !forces;
         }
+        orbit = orbit_keys(orbit);
         if is_key_pressed(KeyCode::R) {
             if let Err(e) = scene.reset() {
                 status = e;
@@ -175,6 +191,7 @@ pub(crate) async fn run(mut scene: Box<dyn SceneView>, cfg: ViewConfig) -> Resul
         let view = ViewState {
             selected: sel,
             forces,
+            orbit,
             status: &line,
         };
         draw_all(scene.as_ref(), &view, &pen);
