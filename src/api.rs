@@ -223,7 +223,7 @@ pub fn run_sweep_cell(sweep: &Sweep, cell: &Cell) -> CellRecord {
 fn evaluate(sweep: &Sweep, cell: &Cell) -> Result<Outcome, String> {
     match sweep.kind {
         SweepKind::Slope => evaluate_slope(sweep, cell).map(Outcome::Done),
-        SweepKind::Scene => evaluate_scene(sweep, cell).map(Outcome::DoneScene),
+        SweepKind::Scene => evaluate_scene(sweep, cell).map(|r| Outcome::DoneScene(Box::new(r))),
     }
 }
 
@@ -238,9 +238,11 @@ fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String>
     use crate::run::multibody::{SceneRunner, StickSlipCycle};
     let scene = sweep.multibody(cell).map_err(|e| e.to_string())?;
     let mut runner = SceneRunner::new(scene, None).map_err(|e| e.to_string())?;
+    runner.set_cross_check(cell_cross_check(runner.scene.eps_v));
     while !runner.done() {
         runner.step().map_err(|e| e.to_string())?;
     }
+    runner.flush_records().map_err(|e| e.to_string())?;
     let s = runner.summary();
     let values = |c: &StickSlipCycle, cycles: Option<usize>| CycleValues {
         f_max_n: c.f_max_n,
@@ -254,6 +256,7 @@ fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String>
         s.bodies.iter().map(|b| (b.name.as_str(), &b.verdict)),
         s.slide_or_tip.as_ref(),
         s.slide_or_tip_analytic.as_ref(),
+        s.cross_check.as_ref(),
         &s.solver,
     );
     result.cycle = s
@@ -283,26 +286,45 @@ fn evaluate_solid_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, S
     use crate::run::multibody::solid::SolidRunner;
     let scene = sweep.solid(cell).map_err(|e| e.to_string())?;
     let mut runner = SolidRunner::new(scene, None).map_err(|e| e.to_string())?;
+    runner.set_cross_check(cell_cross_check(runner.scene.eps_v));
     while !runner.done() {
         runner.step().map_err(|e| e.to_string())?;
     }
+    runner.flush_records().map_err(|e| e.to_string())?;
     let s = runner.summary();
     Ok(scene_cell_result(
         s.bodies.iter().map(|b| (b.name.as_str(), &b.verdict)),
         s.slide_or_tip.as_ref(),
         s.slide_or_tip_analytic.as_ref(),
+        s.cross_check.as_ref(),
         &s.solver,
     ))
 }
 
+/// A scene cell's cross-check (SPEC.md §4): the law on the CPU, one thread (the cells already
+/// fill the threads; no GPU per cell), with the scene's ε_v and the late window from 1 s, as
+/// `stickslip run` reports it.
+fn cell_cross_check(eps_v: f64) -> CrossCheck {
+    CrossCheck::new(
+        Box::new(CpuLaw::single_threaded()),
+        CrossCheckConfig {
+            eps_v,
+            ..CrossCheckConfig::default()
+        },
+    )
+}
+
 /// A scene cell's results from what the 2D and 3D summaries share: every body's verdict (name
-/// and verdict, in the scene's order), the slide-or-tip outcome, the solver's totals.
+/// and verdict, in the scene's order), the slide-or-tip outcome, the cross-check, the solver's
+/// totals.
 fn scene_cell_result<'a>(
     bodies: impl Iterator<Item = (&'a str, &'a crate::run::verdict::Verdict)>,
     tip: Option<&SlideOrTip>,
     tip_analytic: Option<&SlideOrTipAnalytic>,
+    check: Option<&crate::cross_check::CrossCheckReport>,
     solver: &crate::run::runner::SolverTotals,
 ) -> SceneCellResult {
+    let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
     let bodies = bodies
         .map(|(name, verdict)| BodyVerdict {
             name: name.to_string(),
@@ -326,6 +348,9 @@ fn scene_cell_result<'a>(
         cycle: None,
         cycle_analytic: None,
         cycle_inputs: None,
+        agreement: finite(check.and_then(|c| c.overall.fraction)),
+        late_agreement: finite(check.and_then(|c| c.late.fraction)),
+        gap_median_m_per_s: finite(check.and_then(|c| c.gap_median)),
         newton_iterations: solver.newton_iterations,
         max_iterations_in_step: solver.max_iterations_in_step,
         steps: solver.steps,

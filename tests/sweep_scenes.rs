@@ -417,6 +417,14 @@ fn every_graded_cell_is_on_the_right_side(file: &str) {
                 "{file}: tan theta {t}, mu {mu}: {row:?}"
             );
         }
+        // Every cell ran the impulse-law cross-check over its contacts; where the box slides
+        // every contact slips, the regime SPEC.md §4's floor (98 % of the approaching records
+        // agree on stick or slide) is stated for.
+        let agreement = number(&header, row, "agreement");
+        assert!((0.0..=1.0).contains(&agreement), "{row:?}");
+        if field(&header, row, "slide_or_tip") == "slide" {
+            assert!(agreement >= 0.98, "{file}: tan theta {t}, mu {mu}: {row:?}");
+        }
     }
     assert_eq!(graded, 264);
     assert!(

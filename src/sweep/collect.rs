@@ -149,7 +149,9 @@ impl Collected {
         let cells: Vec<(&str, &SceneCellResult)> = self
             .records()
             .filter_map(|r| match &r.outcome {
-                Outcome::DoneScene(res) if res.slide_or_tip.is_some() => Some((r.id.as_str(), res)),
+                Outcome::DoneScene(res) if res.slide_or_tip.is_some() => {
+                    Some((r.id.as_str(), &**res))
+                }
                 _ => None,
             })
             .collect();
@@ -283,6 +285,9 @@ fn scene_field(column: &str, r: &SceneCellResult) -> String {
             .as_ref()
             .and_then(|c| c.cycles)
             .map_or(String::new(), |n| n.to_string()),
+        "agreement" => number(r.agreement),
+        "late_agreement" => number(r.late_agreement),
+        "gap_median_m_per_s" => number(r.gap_median_m_per_s),
         "newton_iterations" => r.newton_iterations.to_string(),
         "max_iterations_in_step" => r.max_iterations_in_step.to_string(),
         "steps" => r.steps.to_string(),

@@ -260,6 +260,18 @@ pub struct SceneCellResult {
     pub cycle_analytic: Option<CycleValues>,
     /// …and what the closed form took.
     pub cycle_inputs: Option<CycleInputs>,
+    /// The impulse-law cross-check (SPEC.md §4) over every contact record of the run, on the
+    /// CPU: the fraction of approaching records on which the law and the optimiser agree on
+    /// stick or slide (`None` without approaching records; absent in cell files written before
+    /// scene cells ran it).
+    #[serde(default)]
+    pub agreement: Option<f64>,
+    /// …over the records from t = 1 s.
+    #[serde(default)]
+    pub late_agreement: Option<f64>,
+    /// …the median tangential gap, m/s.
+    #[serde(default)]
+    pub gap_median_m_per_s: Option<f64>,
     /// Newton iterations over the run.
     pub newton_iterations: usize,
     /// Most Newton iterations in one step.
@@ -274,8 +286,8 @@ pub struct SceneCellResult {
 pub enum Outcome {
     /// The run finished.
     Done(CellResult),
-    /// The run of a scene cell finished.
-    DoneScene(SceneCellResult),
+    /// The run of a scene cell finished (boxed: it is the largest outcome by far).
+    DoneScene(Box<SceneCellResult>),
     /// The run failed (the solver, a panic); the sweep went on.
     Failed {
         /// The error, one line.

@@ -63,9 +63,9 @@ pub enum SweepKind {
 
 /// The result columns of `map.csv` a scene sweep may `record` besides one `BODY.verdict` per
 /// body of the base case (all by default, the bodies' first), in their order: the lone box's
-/// slide or tip ([`crate::run::multibody::slide_or_tip`]) and the belt oscillator's measured
-/// and closed-form cycle (SPEC.md §8).
-pub const SCENE_RESULT_COLUMNS: [&str; 21] = [
+/// slide or tip ([`crate::run::multibody::slide_or_tip`]), the belt oscillator's measured
+/// and closed-form cycle (SPEC.md §8) and the impulse-law cross-check's agreement (SPEC.md §4).
+pub const SCENE_RESULT_COLUMNS: [&str; 24] = [
     "slide_or_tip",
     "slide_or_tip_analytic",
     "tan_theta",
@@ -83,6 +83,9 @@ pub const SCENE_RESULT_COLUMNS: [&str; 21] = [
     "period_s",
     "period_s_analytic",
     "cycles",
+    "agreement",
+    "late_agreement",
+    "gap_median_m_per_s",
     "newton_iterations",
     "max_iterations_in_step",
     "steps",

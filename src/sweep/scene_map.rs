@@ -48,7 +48,7 @@ fn results(collected: &Collected) -> Vec<Option<&SceneCellResult>> {
         .iter()
         .map(|c| match &c.state {
             CellState::Finished(r) => match &r.outcome {
-                Outcome::DoneScene(res) => Some(res),
+                Outcome::DoneScene(res) => Some(&**res),
                 _ => None,
             },
             _ => None,
