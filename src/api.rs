@@ -189,6 +189,19 @@ pub fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
     )
 }
 
+/// The cross-check of a scene run, 2D or 3D (SPEC.md §4 over every contact record,
+/// docs/impulse.md §7), on the shared backend, with the scene's ε_v and the late window from
+/// 1 s: what `stickslip run` of a scene and Python's `Case.run` hand the runner.
+pub fn scene_cross_check(shared: &SharedBackend, eps_v: f64) -> CrossCheck {
+    CrossCheck::new(
+        Box::new(shared.clone()),
+        CrossCheckConfig {
+            eps_v,
+            ..CrossCheckConfig::default()
+        },
+    )
+}
+
 /// Runs one cell of a sweep as `stickslip sweep` does; never fails (an error or a panic is the
 /// cell's outcome).
 pub fn run_sweep_cell(sweep: &Sweep, cell: &Cell) -> CellRecord {

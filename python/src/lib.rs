@@ -321,6 +321,8 @@ trait SteppedScene {
     fn steps_done(&self) -> usize;
     fn done(&self) -> bool;
     fn step(&mut self) -> Result<(), SceneRunError>;
+    fn set_cross_check(&mut self, check: stickslip::cross_check::CrossCheck);
+    fn flush_records(&mut self) -> Result<(), SceneRunError>;
 }
 
 impl SteppedScene for SceneRunner {
@@ -338,6 +340,12 @@ impl SteppedScene for SceneRunner {
     }
     fn step(&mut self) -> Result<(), SceneRunError> {
         SceneRunner::step(self)
+    }
+    fn set_cross_check(&mut self, check: stickslip::cross_check::CrossCheck) {
+        SceneRunner::set_cross_check(self, check)
+    }
+    fn flush_records(&mut self) -> Result<(), SceneRunError> {
+        SceneRunner::flush_records(self)
     }
 }
 
@@ -357,6 +365,12 @@ impl SteppedScene for SolidRunner {
     fn step(&mut self) -> Result<(), SceneRunError> {
         SolidRunner::step(self)
     }
+    fn set_cross_check(&mut self, check: stickslip::cross_check::CrossCheck) {
+        SolidRunner::set_cross_check(self, check)
+    }
+    fn flush_records(&mut self) -> Result<(), SceneRunError> {
+        SolidRunner::flush_records(self)
+    }
 }
 
 /// A scene case takes no `--tol` (its tolerance is the case's `newton.tol`).
@@ -372,8 +386,17 @@ fn refuse_scene_tol(tol: Option<f64>) -> Result<(), Stop> {
     }
 }
 
-/// Steps a scene's runner to its end, with the progress bar and Ctrl-C polled between steps.
-fn drive_scene(runner: &mut impl SteppedScene, progress: Option<bool>) -> Result<(), Stop> {
+/// Steps a scene's runner to its end, with the impulse law's cross-check over every contact on
+/// the backend of `gpu` (as `stickslip run` runs it), the progress bar and Ctrl-C polled
+/// between steps.
+fn drive_scene(
+    runner: &mut impl SteppedScene,
+    eps_v: f64,
+    gpu: &str,
+    progress: Option<bool>,
+) -> Result<(), Stop> {
+    let (shared, _) = api::impulse_backend(parse_gpu(gpu)?)?;
+    runner.set_cross_check(api::scene_cross_check(&shared, eps_v));
     let mut bar = Progress::new(
         progress,
         runner.total_steps(),
@@ -387,6 +410,7 @@ fn drive_scene(runner: &mut impl SteppedScene, progress: Option<bool>) -> Result
         bar.update(runner.steps_done());
         signals.poll()?;
     }
+    runner.flush_records()?;
     bar.finish();
     Ok(())
 }
@@ -396,12 +420,14 @@ fn run_scene(
     scene: stickslip::scene::multibody::MultibodyScene,
     duration: Option<f64>,
     tol: Option<f64>,
+    gpu: &str,
     progress: Option<bool>,
 ) -> Result<RunOutput, Stop> {
     refuse_scene_tol(tol)?;
     api::check_scene_duration(&scene, duration)?;
+    let eps_v = scene.eps_v;
     let mut runner = SceneRunner::new(scene, duration)?;
-    drive_scene(&mut runner, progress)?;
+    drive_scene(&mut runner, eps_v, gpu, progress)?;
     let summary = runner.summary();
     let header = trajectory_header(&runner.scene);
     let rows: Vec<Vec<f64>> = runner.rows.iter().map(trajectory_values).collect();
@@ -409,18 +435,19 @@ fn run_scene(
     scene_output(header, &rows, verdicts.collect(), to_json(&summary)?)
 }
 
-/// A 3D scene of tetrahedral bodies, as `stickslip run` runs it, without the impulse law's
-/// cross-check (as for a 2D scene: `result.cross_check` is None).
+/// A 3D scene of tetrahedral bodies, as `stickslip run` runs it.
 fn run_solid(
     scene: stickslip::scene::multibody::solid::SolidScene,
     duration: Option<f64>,
     tol: Option<f64>,
+    gpu: &str,
     progress: Option<bool>,
 ) -> Result<RunOutput, Stop> {
     refuse_scene_tol(tol)?;
     api::check_solid_duration(&scene, duration)?;
+    let eps_v = scene.eps_v;
     let mut runner = SolidRunner::new(scene, duration)?;
-    drive_scene(&mut runner, progress)?;
+    drive_scene(&mut runner, eps_v, gpu, progress)?;
     let summary = runner.summary();
     let header = solid_trajectory_header(&runner);
     let rows: Vec<Vec<f64>> = runner.rows.iter().map(solid_trajectory_values).collect();
@@ -645,8 +672,8 @@ impl Case {
         let output = py
             .detach(move || match case {
                 LoadedCase::Slope(s) => run_slope(s, duration, tol, &gpu, progress),
-                LoadedCase::Scene(s) => run_scene(s, duration, tol, progress),
-                LoadedCase::Solid(s) => run_solid(s, duration, tol, progress),
+                LoadedCase::Scene(s) => run_scene(s, duration, tol, &gpu, progress),
+                LoadedCase::Solid(s) => run_solid(s, duration, tol, &gpu, progress),
                 LoadedCase::Rigid(s) => run_rigid(s, duration, tol),
             })
             .map_err(|stop| stop.into_py(py))?;

@@ -84,7 +84,7 @@ def test_the_book_case_stops_where_the_readme_says(repo):
 
 def test_scene_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
     case = "cases/belt_stick_slip.toml"
-    columns, summary = cli_run(cli, tmp_path, case, "--duration", "3")
+    columns, summary = cli_run(cli, tmp_path, case, "--duration", "3", "--gpu", "off")
 
     result = stickslip.load(repo / case).run(3.0)
 
@@ -94,17 +94,16 @@ def test_scene_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
         assert same_bits(result.trajectory[name], fields), name
     ours, theirs = without_wall_clock(result.summary), without_wall_clock(summary)
     assert ours.pop("source").endswith(case) and theirs.pop("source") == case
-    # The impulse law's cross-check only the command line runs (as for a 3D scene).
-    assert theirs.pop("cross_check") is not None and ours.pop("cross_check") is None
+    # The impulse law's cross-check over every contact too, on the same CPU law.
     assert ours == theirs
     assert result.verdict == {b["name"]: result.verdict[b["name"]] for b in summary["bodies"]}
-    assert result.cross_check is None
+    assert result.cross_check == summary["cross_check"]
+    assert result.cross_check["backend"].startswith("cpu") and result.cross_check["records"] > 0
 
 
 def test_3d_scene_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
     """A 3D scene (dimension = 3) runs from Python as `stickslip run` runs it: the same
-    trajectory bit for bit and the same summary but for the impulse law's cross-check, which
-    only the command line runs (as for a 2D scene)."""
+    trajectory bit for bit and the same summary, the impulse law's cross-check included."""
     case = "cases/box3d_incline.toml"
     columns, summary = cli_run(cli, tmp_path, case, "--duration", "0.2", "--gpu", "off")
 
@@ -118,12 +117,12 @@ def test_3d_scene_run_equals_the_cli_bit_for_bit(cli, tmp_path, repo):
     for name, fields in columns.items():
         assert same_bits(result.trajectory[name], fields), name
     assert result.trajectory["newton_iterations"].dtype == np.int64
-    drop = WALL_CLOCK_KEYS | {"cross_check"}
-    ours = {k: v for k, v in result.summary.items() if k not in drop}
-    theirs = {k: v for k, v in summary.items() if k not in drop}
+    ours, theirs = without_wall_clock(result.summary), without_wall_clock(summary)
     assert ours.pop("source").endswith(case) and theirs.pop("source") == case
     assert ours == theirs
-    assert summary["cross_check"] is not None and result.cross_check is None
+    # The box's 9 bottom nodes on the incline, every one of the 200 steps (docs/impulse.md).
+    assert result.cross_check == summary["cross_check"]
+    assert result.cross_check["records"] == 9 * 200
     assert result.verdict == {b["name"]: result.verdict[b["name"]] for b in summary["bodies"]}
 
 

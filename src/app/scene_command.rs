@@ -110,13 +110,7 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
     let mut runner = SceneRunner::new(scene, request.duration)?;
-    runner.set_cross_check(crate::cross_check::CrossCheck::new(
-        Box::new(shared),
-        crate::cross_check::CrossCheckConfig {
-            eps_v: runner.scene.eps_v,
-            ..crate::cross_check::CrossCheckConfig::default()
-        },
-    ));
+    runner.set_cross_check(crate::api::scene_cross_check(&shared, runner.scene.eps_v));
     if request.contacts {
         runner.record_contacts();
     }

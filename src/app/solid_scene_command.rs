@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use crate::app::output::{OutputError, StagedDir, WrittenBy};
 use crate::app::scene_command::{SceneCommandError, SceneRequest};
 use crate::console::{BadOption, Progress, emit, one_line};
-use crate::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::number_format::Short;
 use crate::run::multibody::solid::{
     SolidRunner, SolidSummary, solid_trajectory_header, solid_trajectory_values,
@@ -38,13 +37,7 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
     let mut runner = SolidRunner::new(scene, request.duration)?;
-    runner.set_cross_check(CrossCheck::new(
-        Box::new(shared),
-        CrossCheckConfig {
-            eps_v: runner.scene.eps_v,
-            ..CrossCheckConfig::default()
-        },
-    ));
+    runner.set_cross_check(crate::api::scene_cross_check(&shared, runner.scene.eps_v));
     if request.contacts {
         runner.record_contacts();
     }
