@@ -305,13 +305,22 @@ fn evaluate_solid_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, S
     }
     runner.flush_records().map_err(|e| e.to_string())?;
     let s = runner.summary();
-    Ok(scene_cell_result(
+    let mut result = scene_cell_result(
         s.bodies.iter().map(|b| (b.name.as_str(), &b.verdict)),
         s.slide_or_tip.as_ref(),
         s.slide_or_tip_analytic.as_ref(),
         s.cross_check.as_ref(),
         &s.solver,
-    ))
+    );
+    let (spin, spin_analytic) = (s.slide_spin.as_ref(), s.slide_spin_analytic.as_ref());
+    result.slide_stop_s = spin.and_then(|m| m.slide_stop_s);
+    result.slide_stop_s_analytic = spin_analytic.and_then(|a| a.slide_stop_s);
+    result.spin_stop_s = spin.and_then(|m| m.spin_stop_s);
+    result.spin_stop_s_analytic = spin_analytic.and_then(|a| a.spin_stop_s);
+    result.spin_slide_ratio = spin.and_then(|m| m.ratio);
+    result.spin_slide_ratio_analytic = spin_analytic.and_then(|a| a.ratio);
+    result.launch_ratio = spin_analytic.and_then(|a| a.launch_ratio);
+    Ok(result)
 }
 
 /// A scene cell's cross-check (SPEC.md §4): the law on the CPU, one thread (the cells already
@@ -361,6 +370,13 @@ fn scene_cell_result<'a>(
         cycle: None,
         cycle_analytic: None,
         cycle_inputs: None,
+        slide_stop_s: None,
+        slide_stop_s_analytic: None,
+        spin_stop_s: None,
+        spin_stop_s_analytic: None,
+        spin_slide_ratio: None,
+        spin_slide_ratio_analytic: None,
+        launch_ratio: None,
         agreement: finite(check.and_then(|c| c.overall.fraction)),
         late_agreement: finite(check.and_then(|c| c.late.fraction)),
         gap_median_m_per_s: finite(check.and_then(|c| c.gap_median)),

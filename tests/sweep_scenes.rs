@@ -449,3 +449,45 @@ fn the_shipped_3d_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_t
     // tan theta = 0.475, mu >= 0.5 tipped here (docs/sweeps.md).
     every_graded_cell_is_on_the_right_side("sweeps/slide_or_tip3d.toml");
 }
+
+#[test]
+fn the_shipped_puck_sweep_stops_slide_and_spin_together_and_draws_the_ratio_towards_its_limit() {
+    // sweeps/puck_spin.toml: the puck of cases/puck_spin.toml (R = 0.1 m, omega_0 = 10 rad/s,
+    // so R omega_0 = 1 m/s) launched at v_0 = 0.25 ... 3 m/s, 7 cells of 2.2 s (about 15 s on
+    // 2 threads). SPEC.md §8: sliding and spinning on a uniform patch are coupled so that both
+    // stop at once and v/(R omega) tends to 0.653 as they do, whatever the launch.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = sweep(&root().join("sweeps/puck_spin.toml"), &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = collect(&out);
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let (header, rows) = map_csv(&out);
+    assert_eq!(rows.len(), 7);
+    let limit = 0.653;
+    for row in &rows {
+        let v0 = number(&header, row, "bodies.puck.velocity.x");
+        let launch = v0 / (0.1 * 10.0);
+        assert!((number(&header, row, "launch_ratio") - launch).abs() < 1e-12);
+        assert_eq!(number(&header, row, "spin_slide_ratio_analytic"), limit);
+        // Stop times are read as the first sample after which each speed stays under 1e-3 of
+        // its start: on the h = 1 ms grid, so "together" is within a sample either way.
+        let (slide, spin) = (
+            number(&header, row, "slide_stop_s"),
+            number(&header, row, "spin_stop_s"),
+        );
+        assert!(
+            (slide - spin).abs() <= 2e-3 + 1e-12,
+            "v0 {v0}: {slide} {spin}"
+        );
+        // Drawn towards the limit from the launch's side, never past it: what coupling does
+        // and two independent decelerations (the ratio then runs to 0 or infinity) do not.
+        if (launch - limit).abs() > 1e-9 {
+            let r = number(&header, row, "spin_slide_ratio");
+            assert!((r - limit).abs() < (launch - limit).abs(), "v0 {v0}: {r}");
+            assert_eq!(r > limit, launch > limit, "v0 {v0}: {r}");
+        }
+        assert_eq!(field(&header, row, "puck.verdict"), "stopped", "{row:?}");
+    }
+    assert!(out.join("map.png").is_file());
+}

@@ -285,6 +285,13 @@ fn scene_field(column: &str, r: &SceneCellResult) -> String {
             .as_ref()
             .and_then(|c| c.cycles)
             .map_or(String::new(), |n| n.to_string()),
+        "slide_stop_s" => number(r.slide_stop_s),
+        "slide_stop_s_analytic" => number(r.slide_stop_s_analytic),
+        "spin_stop_s" => number(r.spin_stop_s),
+        "spin_stop_s_analytic" => number(r.spin_stop_s_analytic),
+        "spin_slide_ratio" => number(r.spin_slide_ratio),
+        "spin_slide_ratio_analytic" => number(r.spin_slide_ratio_analytic),
+        "launch_ratio" => number(r.launch_ratio),
         "agreement" => number(r.agreement),
         "late_agreement" => number(r.late_agreement),
         "gap_median_m_per_s" => number(r.gap_median_m_per_s),

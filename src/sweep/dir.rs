@@ -260,6 +260,28 @@ pub struct SceneCellResult {
     pub cycle_analytic: Option<CycleValues>,
     /// …and what the closed form took.
     pub cycle_inputs: Option<CycleInputs>,
+    /// A puck (a lone cylinder) launched sliding and/or spinning on a level half-space (3D,
+    /// SPEC.md §8): when its slide stops, s (absent in cell files written before 3D sweeps)…
+    #[serde(default)]
+    pub slide_stop_s: Option<f64>,
+    /// …v₀/(μ g) for a pure slide…
+    #[serde(default)]
+    pub slide_stop_s_analytic: Option<f64>,
+    /// …when its spin stops, s…
+    #[serde(default)]
+    pub spin_stop_s: Option<f64>,
+    /// …3 R ω₀/(4 μ g) for a pure spin…
+    #[serde(default)]
+    pub spin_stop_s_analytic: Option<f64>,
+    /// …v/(R ω) near the end, both launched…
+    #[serde(default)]
+    pub spin_slide_ratio: Option<f64>,
+    /// …and its limit, 0.653…
+    #[serde(default)]
+    pub spin_slide_ratio_analytic: Option<f64>,
+    /// …and the launch's v₀/(R ω₀).
+    #[serde(default)]
+    pub launch_ratio: Option<f64>,
     /// The impulse-law cross-check (SPEC.md §4) over every contact record of the run, on the
     /// CPU: the fraction of approaching records on which the law and the optimiser agree on
     /// stick or slide (`None` without approaching records; absent in cell files written before

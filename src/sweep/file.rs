@@ -64,8 +64,9 @@ pub enum SweepKind {
 /// The result columns of `map.csv` a scene sweep may `record` besides one `BODY.verdict` per
 /// body of the base case (all by default, the bodies' first), in their order: the lone box's
 /// slide or tip ([`crate::run::multibody::slide_or_tip`]), the belt oscillator's measured
-/// and closed-form cycle (SPEC.md §8) and the impulse-law cross-check's agreement (SPEC.md §4).
-pub const SCENE_RESULT_COLUMNS: [&str; 24] = [
+/// and closed-form cycle (SPEC.md §8), a 3D puck's stop times and v/(R ω) (SPEC.md §8) and the
+/// impulse-law cross-check's agreement (SPEC.md §4).
+pub const SCENE_RESULT_COLUMNS: [&str; 31] = [
     "slide_or_tip",
     "slide_or_tip_analytic",
     "tan_theta",
@@ -83,6 +84,13 @@ pub const SCENE_RESULT_COLUMNS: [&str; 24] = [
     "period_s",
     "period_s_analytic",
     "cycles",
+    "slide_stop_s",
+    "slide_stop_s_analytic",
+    "spin_stop_s",
+    "spin_stop_s_analytic",
+    "spin_slide_ratio",
+    "spin_slide_ratio_analytic",
+    "launch_ratio",
     "agreement",
     "late_agreement",
     "gap_median_m_per_s",

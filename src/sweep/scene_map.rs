@@ -2,6 +2,9 @@
 //! * a belt oscillator's stick–slip cycle (SPEC.md §8): the force drop ΔF = F_max − F_min, the
 //!   period T and the slip time against the belt speed, one colour per spring stiffness, the
 //!   measured cycles as points over the closed form's curves;
+//! * a puck launched sliding and spinning (3D, SPEC.md §8): over the launch's v₀/(R ω₀), the
+//!   measured v/(R ω) near the stop beside its limit 0.653 and the launch's own ratio, and
+//!   when the slide and the spin stop;
 //! * a lone box on an incline: two maps over axis 1 (x) and axis 2 (y), what the runs did
 //!   (stay / slide / tip) and what the closed form says, with the rule's lines tan θ = μ,
 //!   tan θ = w/b and μ = w/b drawn over both when the axes are `gravity.tan_theta` and
@@ -67,6 +70,9 @@ pub fn render(
     let res = results(collected);
     if res.iter().flatten().any(|r| r.cycle_inputs.is_some()) {
         return Some(draw_cycles(&res, width, height, text).map_err(|e| e.to_string()));
+    }
+    if res.iter().flatten().any(|r| r.launch_ratio.is_some()) {
+        return Some(draw_slide_spin(&res, width, height, text).map_err(|e| e.to_string()));
     }
     let m = &collected.manifest;
     if m.axes.len() < 2 {
@@ -249,6 +255,160 @@ fn draw_cycles(
                     .label_font(("sans-serif", 14))
                     .draw()?;
             }
+        }
+        root.present()?;
+    }
+    Ok(buf)
+}
+
+/// The puck figure (module docs): over the launch ratio v₀/(R ω₀) (log scale), the measured
+/// v/(R ω) near the stop with the limit 0.653 and the launch ratio itself (where the point would
+/// sit had nothing coupled them), and the two stop times.
+fn draw_slide_spin(
+    res: &[Option<&SceneCellResult>],
+    width: u32,
+    height: u32,
+    text: bool,
+) -> DrawResult<Vec<u8>> {
+    let cells: Vec<&SceneCellResult> = res
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|r| r.launch_ratio.is_some())
+        .collect();
+    let launch = |r: &SceneCellResult| r.launch_ratio.unwrap_or(f64::NAN);
+    let lo = cells
+        .iter()
+        .map(|r| launch(r))
+        .fold(f64::INFINITY, f64::min);
+    let hi = cells.iter().map(|r| launch(r)).fold(0.0, f64::max);
+    let (x_lo, x_hi) = (lo / 1.25, hi * 1.25);
+    let limit = cells
+        .iter()
+        .find_map(|r| r.spin_slide_ratio_analytic)
+        .unwrap_or(crate::run::multibody::solid::SPIN_SLIDE_RATIO);
+    let mut buf = vec![255u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let areas = root.split_evenly((1, 2));
+        let caption = |b: &mut ChartBuilder<_>, title: &str| {
+            b.margin(12);
+            if text {
+                b.caption(title, ("sans-serif", 18))
+                    .x_label_area_size(40)
+                    .y_label_area_size(56);
+            } else {
+                b.x_label_area_size(6).y_label_area_size(6);
+            }
+        };
+        // Left: v/(R ω) near the stop against the launch's.
+        let ratios = cells.iter().filter_map(|r| r.spin_slide_ratio);
+        let y_hi = ratios.chain([x_hi, limit]).fold(0.0, f64::max) * 1.1;
+        let y_lo = cells
+            .iter()
+            .filter_map(|r| r.spin_slide_ratio)
+            .chain([x_lo, limit])
+            .fold(f64::INFINITY, f64::min)
+            / 1.1;
+        let mut b = ChartBuilder::on(&areas[0]);
+        caption(&mut b, "v/(R ω) near the stop");
+        let mut chart = b.build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())?;
+        let mut mesh = chart.configure_mesh();
+        if text {
+            mesh.x_desc("launch v₀/(R ω₀) (log scale)")
+                .y_desc("v/(R ω) (log scale)")
+                .label_style(("sans-serif", 14))
+                .axis_desc_style(("sans-serif", 15));
+        } else {
+            mesh.x_labels(0).y_labels(0);
+        }
+        mesh.draw()?;
+        let grey = RGBColor(120, 120, 120);
+        let drawn = chart.draw_series(DashedLineSeries::new(
+            [(x_lo, limit), (x_hi, limit)],
+            8,
+            5,
+            BLACK.stroke_width(2),
+        ))?;
+        if text {
+            drawn
+                .label(format!("limit {limit} (SPEC.md §8)"))
+                .legend(|(x, y)| PathElement::new([(x, y), (x + 18, y)], BLACK.stroke_width(2)));
+        }
+        let drawn = chart.draw_series(LineSeries::new(
+            [(x_lo, x_lo), (x_hi, x_hi)],
+            grey.stroke_width(1),
+        ))?;
+        if text {
+            drawn
+                .label("the launch's (no coupling)")
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 18, y)], grey.stroke_width(1))
+                });
+        }
+        let drawn = chart.draw_series(cells.iter().filter_map(|r| {
+            r.spin_slide_ratio
+                .map(|v| Circle::new((launch(r), v), 6, SERIES[0].filled()))
+        }))?;
+        if text {
+            drawn
+                .label("measured at 0.5 % of the launch's v + R ω")
+                .legend(|(x, y)| Circle::new((x + 9, y), 5, SERIES[0].filled()));
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 14))
+                .draw()?;
+        }
+        // Right: the stop times.
+        let t_hi = cells
+            .iter()
+            .flat_map(|r| [r.slide_stop_s, r.spin_stop_s])
+            .flatten()
+            .fold(0.0, f64::max)
+            .max(1e-3)
+            * 1.1;
+        let mut b = ChartBuilder::on(&areas[1]);
+        caption(&mut b, "when the slide and the spin stop");
+        let mut chart = b.build_cartesian_2d((x_lo..x_hi).log_scale(), 0.0..t_hi)?;
+        let mut mesh = chart.configure_mesh();
+        if text {
+            mesh.x_desc("launch v₀/(R ω₀) (log scale)")
+                .y_desc("stop time (s)")
+                .label_style(("sans-serif", 14))
+                .axis_desc_style(("sans-serif", 15));
+        } else {
+            mesh.x_labels(0).y_labels(0);
+        }
+        mesh.draw()?;
+        let (slide, spin) = (SERIES[3], SERIES[1]);
+        let drawn = chart.draw_series(cells.iter().filter_map(|r| {
+            r.slide_stop_s
+                .map(|t| Circle::new((launch(r), t), 7, slide.filled()))
+        }))?;
+        if text {
+            drawn
+                .label("slide stops")
+                .legend(move |(x, y)| Circle::new((x + 9, y), 5, slide.filled()));
+        }
+        let drawn = chart.draw_series(cells.iter().filter_map(|r| {
+            r.spin_stop_s
+                .map(|t| Cross::new((launch(r), t), 7, spin.stroke_width(2)))
+        }))?;
+        if text {
+            drawn
+                .label("spin stops")
+                .legend(move |(x, y)| Cross::new((x + 9, y), 5, spin.stroke_width(2)));
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 14))
+                .draw()?;
         }
         root.present()?;
     }

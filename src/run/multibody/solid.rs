@@ -115,6 +115,8 @@ pub struct SlideSpin {
     /// v/(R ω) when v + R ω has fallen to [`RATIO_AT_FRACTION`] of its start (both launched);
     /// analytic [`SPIN_SLIDE_RATIO`].
     pub ratio: Option<f64>,
+    /// The launch's v₀/(R ω₀) (both launched; the same in the measured and the analytic).
+    pub launch_ratio: Option<f64>,
 }
 
 /// A body in `summary.json`.
@@ -729,17 +731,20 @@ impl SolidRunner {
                     .map(|r| speed(r) / (radius * spin(r)))
             })
             .flatten();
+        let launch_ratio = (v0 > 0.0 && w0 > 0.0).then(|| v0 / (radius * w0));
         let measured = SlideSpin {
             body: 0,
             slide_stop_s: stop(&speed, v0),
             spin_stop_s: stop(&spin, w0),
             ratio,
+            launch_ratio,
         };
         let analytic = SlideSpin {
             body: 0,
             slide_stop_s: (w0 == 0.0).then(|| v0 / (mu * g)),
             spin_stop_s: (v0 == 0.0).then(|| 3.0 * radius * w0 / (4.0 * mu * g)),
             ratio: (v0 > 0.0 && w0 > 0.0).then_some(SPIN_SLIDE_RATIO),
+            launch_ratio,
         };
         Some((measured, analytic))
     }
