@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use crate::console::{BadOption, check_overrides, check_positive, one_line};
 use crate::cross_check::backend::BackendError;
-use crate::cross_check::impulse_law::{ContactInput, CpuLaw, SharedBackend};
+use crate::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend, SharedBackend};
 use crate::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::rigid::case::RigidScene;
@@ -193,8 +193,13 @@ pub fn cross_check_for(shared: &SharedBackend, scene: &Scene) -> CrossCheck {
 /// docs/impulse.md §7), on the shared backend, with the scene's ε_v and the late window from
 /// 1 s: what `stickslip run` of a scene and Python's `Case.run` hand the runner.
 pub fn scene_cross_check(shared: &SharedBackend, eps_v: f64) -> CrossCheck {
+    scene_check_on(Box::new(shared.clone()), eps_v)
+}
+
+/// A scene's cross-check on `law`, with ε_v = `eps_v` (m/s) and the default late window.
+fn scene_check_on(law: Box<dyn ImpulseBackend>, eps_v: f64) -> CrossCheck {
     CrossCheck::new(
-        Box::new(shared.clone()),
+        law,
         CrossCheckConfig {
             eps_v,
             ..CrossCheckConfig::default()
@@ -327,13 +332,7 @@ fn evaluate_solid_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, S
 /// fill the threads; no GPU per cell), with the scene's ε_v and the late window from 1 s, as
 /// `stickslip run` reports it.
 fn cell_cross_check(eps_v: f64) -> CrossCheck {
-    CrossCheck::new(
-        Box::new(CpuLaw::single_threaded()),
-        CrossCheckConfig {
-            eps_v,
-            ..CrossCheckConfig::default()
-        },
-    )
+    scene_check_on(Box::new(CpuLaw::single_threaded()), eps_v)
 }
 
 /// A scene cell's results from what the 2D and 3D summaries share: every body's verdict (name

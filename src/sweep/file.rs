@@ -318,9 +318,22 @@ pub fn tilted_gravity(t: f64, base: &toml::Table) -> Result<[f64; 3], String> {
             half_spaces.len()
         ));
     };
-    let n = number_array(base, &path(&format!("obstacles.{name}.normal")))
-        .filter(|n| n.len() == 3)
-        .ok_or_else(|| format!("obstacles.{name}.normal is not a 3-vector"))?;
+    // Its normal as the case states it: `normal`, or `angle_deg` for (sin θ, 0, cos θ).
+    let angle = base["obstacles"][name.as_str()]
+        .get("angle_deg")
+        .and_then(|a| a.as_float().or_else(|| a.as_integer().map(|i| i as f64)));
+    let n = match (
+        number_array(base, &path(&format!("obstacles.{name}.normal"))),
+        angle,
+    ) {
+        (Some(n), _) if n.len() == 3 => n,
+        (None, Some(deg)) => vec![deg.to_radians().sin(), 0.0, deg.to_radians().cos()],
+        _ => {
+            return Err(format!(
+                "obstacles.{name} states no 3-vector normal or angle_deg to tilt against"
+            ));
+        }
+    };
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
     let (n_norm, g_norm) = (dot(&n, &n).sqrt(), dot(&g, &g).sqrt());
     if !(n_norm > 0.0 && g_norm > 0.0) {
@@ -886,6 +899,20 @@ mod tests {
             tilted_gravity(-0.1, &tilted_base(0.0))
                 .unwrap_err()
                 .contains("at least 0")
+        );
+        // A half-space stated by its angle (box3d_incline's 20°) under level gravity: the
+        // incline's own fall line, θ from its normal.
+        let by_angle: toml::Table = toml::from_str(
+            "[gravity]\nacceleration = [0.0, 0.0, -9.81]\n[obstacles.incline]\ntype = \"half_space\"\nangle_deg = 20.0\n",
+        )
+        .unwrap();
+        let g = tilted_gravity(0.5, &by_angle).unwrap();
+        let n = [20f64.to_radians().sin(), 0.0, 20f64.to_radians().cos()];
+        let cos = -(g[0] * n[0] + g[2] * n[2]) / 9.81;
+        assert!((cos.acos() - 0.5f64.atan()).abs() < 1e-9, "{g:?}");
+        assert!(
+            g[0] * n[2] - g[2] * n[0] > 0.0,
+            "downhill is +x along it: {g:?}"
         );
     }
 
