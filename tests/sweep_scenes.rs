@@ -445,7 +445,7 @@ fn the_shipped_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_
 fn the_shipped_3d_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_the_right_side() {
     // sweeps/slide_or_tip3d.toml: the same grid for the tetrahedral box of
     // cases/slide_or_tip3d.toml, its gravity turned by gravity.tan_theta (272 cells of 1 s,
-    // about 50 s on 2 threads). With the case's former d-hat = 1e-4 m the nine cells
+    // about 45 s on 2 threads). With the case's former d-hat = 1e-4 m the nine cells
     // tan theta = 0.475, mu >= 0.5 tipped here (docs/sweeps.md).
     every_graded_cell_is_on_the_right_side("sweeps/slide_or_tip3d.toml");
 }
@@ -453,7 +453,7 @@ fn the_shipped_3d_slide_or_tip_map_puts_every_cell_outside_the_lines_margin_on_t
 #[test]
 fn the_shipped_puck_sweep_stops_slide_and_spin_together_and_draws_the_ratio_towards_its_limit() {
     // sweeps/puck_spin.toml: the puck of cases/puck_spin.toml (R = 0.1 m, omega_0 = 10 rad/s,
-    // so R omega_0 = 1 m/s) launched at v_0 = 0.25 ... 3 m/s, 7 cells of 2.2 s (about 15 s on
+    // so R omega_0 = 1 m/s) launched at v_0 = 0.25 ... 3 m/s, 7 cells of 2.2 s (about 8 s on
     // 2 threads). SPEC.md §8: sliding and spinning on a uniform patch are coupled so that both
     // stop at once and v/(R omega) tends to 0.653 as they do, whatever the launch.
     let tmp = tempfile::tempdir().unwrap();
