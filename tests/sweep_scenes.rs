@@ -302,6 +302,17 @@ fn bad_scene_sweeps_and_gravity_given_twice_exit_2_and_write_nothing() {
         "[[axis]]\nkey = \"gravity.tan_theta\"\nvalues = [0.1, -0.2]\n",
         &["axis 1 `gravity.tan_theta`", "value -0.2", "at least 0"],
     );
+    // An axis that turns the half-space the 3D tilt is measured against.
+    check(
+        "turned3d.toml",
+        "slide_or_tip3d.toml",
+        "[[axis]]\nkey = \"gravity.tan_theta\"\nvalues = [0.1, 0.2]\n\n[[axis]]\nkey = \"obstacles.floor.normal.x\"\nvalues = [0.0, 0.0001]\n",
+        &[
+            "axis 2 `obstacles.floor.normal.x`",
+            "turns obstacles.floor",
+            "axis 1 `gravity.tan_theta`",
+        ],
+    );
     // A component of the 3D gravity (`KEY.z` of a 3-vector) beside gravity.tan_theta, which
     // sets the whole vector: one case quantity.
     check(

@@ -696,7 +696,8 @@ fn the_3d_view_turns_its_camera_on_the_orbit_keys_and_c_puts_it_back() {
         "C: the scene panel differs from the default view's"
     );
 
-    // W six times: looking down from 85° above the horizontal, onto the 20° incline. Its patch
+    // W six times (the sixth at the 55° limit): looking down from 82.7° above the horizontal,
+    // onto the 20° incline. Its patch
     // (six framed radii each way round the target; the view's half-height there is 1.6 radii)
     // fills the panel: no sky.
     v.key(&["w", "w", "w", "w", "w", "w"]);

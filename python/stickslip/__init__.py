@@ -82,8 +82,9 @@ class RunResult:
 
     @property
     def cross_check(self) -> Union[dict[str, Any], None]:
-        """The impulse-law cross-check report of a slope run (SPEC.md §4:
-        ``summary["cross_check"]``); None for the other kinds."""
+        """The impulse-law cross-check report of a slope run or of a scene, 2D or 3D, over
+        every contact record (SPEC.md §4, docs/impulse.md §7: ``summary["cross_check"]``);
+        None for the rigid football."""
         return self.summary.get("cross_check")
 
     def __repr__(self) -> str:

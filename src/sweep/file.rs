@@ -290,6 +290,26 @@ fn number_array(base: &toml::Table, path: &[String]) -> Option<Vec<f64>> {
     table.get(last)?.as_array()?.iter().map(number).collect()
 }
 
+/// The name of the one half-space of a 3D base case `base`, which [`tilted_gravity`] tilts
+/// against; an error saying how many it has otherwise.
+fn one_half_space(base: &toml::Table) -> Result<&String, String> {
+    let half_spaces: Vec<&String> = base
+        .get("obstacles")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+        .filter(|(_, o)| o.get("type").and_then(toml::Value::as_str) == Some("half_space"))
+        .map(|(name, _)| name)
+        .collect();
+    match half_spaces.as_slice() {
+        [name] => Ok(name),
+        other => Err(format!(
+            "tilts gravity against the base case's one half-space, and it has {}",
+            other.len()
+        )),
+    }
+}
+
 /// A 3D scene's gravity for [`SCENE_TAN_THETA_KEY`] = `t` (tan θ ≥ 0): the base case's
 /// `gravity.acceleration` g turned at its magnitude towards its fall line,
 /// |g| (sin θ f̂ − cos θ n̂), n̂ the unit normal of the base case's one half-space (`base`, with
@@ -304,20 +324,7 @@ pub fn tilted_gravity(t: f64, base: &toml::Table) -> Result<[f64; 3], String> {
     let g = number_array(base, &path("gravity.acceleration"))
         .filter(|g| g.len() == 3)
         .ok_or("the base case has no 3-vector gravity.acceleration to tilt")?;
-    let half_spaces: Vec<(&String, &toml::Table)> = base
-        .get("obstacles")
-        .and_then(toml::Value::as_table)
-        .into_iter()
-        .flatten()
-        .filter_map(|(name, o)| Some((name, o.as_table()?)))
-        .filter(|(_, o)| o.get("type").and_then(toml::Value::as_str) == Some("half_space"))
-        .collect();
-    let [(name, _)] = half_spaces.as_slice() else {
-        return Err(format!(
-            "tilts gravity against the base case's one half-space, and it has {}",
-            half_spaces.len()
-        ));
-    };
+    let name = one_half_space(base)?;
     // Its normal as the case states it: `normal`, or `angle_deg` for (sin θ, 0, cos θ).
     let angle = base["obstacles"][name.as_str()]
         .get("angle_deg")
@@ -607,6 +614,30 @@ impl Sweep {
                 })?;
             }
             axes.push(Axis { key, values });
+        }
+        // In 3D gravity.tan_theta tilts against the base case's half-space as it stands: an axis
+        // that turns that half-space would leave each cell's incline other than its tan θ.
+        if dimension == 3
+            && let Some(tilt) = axes.iter().position(|a| a.key == SCENE_TAN_THETA_KEY)
+            && let Ok(name) = one_half_space(&base)
+        {
+            let turns = |t: &[String]| {
+                ["normal", "angle_deg"].iter().any(|q| {
+                    let p = ["obstacles", name.as_str(), q];
+                    p.iter().zip(t).all(|(a, b)| *a == b.as_str())
+                })
+            };
+            if let Some(k) = targets.iter().position(|t| turns(t)) {
+                return Err(SweepError::Axis {
+                    file: path.to_path_buf(),
+                    number: k + 1,
+                    key: axes[k].key.clone(),
+                    rule: format!(
+                        "turns obstacles.{name}, the half-space axis {} `{SCENE_TAN_THETA_KEY}` tilts gravity against as the base case states it; each cell's incline would not be its tan theta (sweep the tilt alone, or turn the half-space in the base case)",
+                        tilt + 1
+                    ),
+                });
+            }
         }
         let total = axes
             .iter()

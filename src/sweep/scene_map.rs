@@ -71,7 +71,10 @@ pub fn render(
     if res.iter().flatten().any(|r| r.cycle_inputs.is_some()) {
         return Some(draw_cycles(&res, width, height, text).map_err(|e| e.to_string()));
     }
-    if res.iter().flatten().any(|r| r.launch_ratio.is_some()) {
+    // A puck swept over one axis (its launch): with more, the points of different cells at one
+    // launch ratio would not be told apart; the maps below draw those.
+    if collected.manifest.axes.len() == 1 && res.iter().flatten().any(|r| r.launch_ratio.is_some())
+    {
         return Some(draw_slide_spin(&res, width, height, text).map_err(|e| e.to_string()));
     }
     let m = &collected.manifest;
@@ -274,7 +277,8 @@ fn draw_slide_spin(
         .iter()
         .flatten()
         .copied()
-        .filter(|r| r.launch_ratio.is_some())
+        .filter(|r| r.launch_ratio.is_some_and(|l| l.is_finite() && l > 0.0))
+        .filter(|r| r.spin_slide_ratio.is_none_or(|v| v.is_finite() && v > 0.0))
         .collect();
     let launch = |r: &SceneCellResult| r.launch_ratio.unwrap_or(f64::NAN);
     let lo = cells

@@ -40,8 +40,10 @@ pub const MESH_FILL: Rgb = [170, 160, 150];
 pub const YAW_STEP_DEG: f64 = 15.0;
 /// One press of W or X raises or lowers it by this much, degrees.
 pub const PITCH_STEP_DEG: f64 = 10.0;
-/// W and X move the camera at most this far from [`VIEW_FROM`]'s elevation, degrees.
-pub const PITCH_LIMIT_DEG: f64 = 60.0;
+/// W and X move the camera at most this far from [`VIEW_FROM`]'s elevation, degrees: from its
+/// 27.7° above the level under plain gravity, to 82.7° and −27.3°, inside
+/// [`ELEVATION_LIMITS_DEG`], so that every press moves the camera there.
+pub const PITCH_LIMIT_DEG: f64 = 55.0;
 /// The camera's elevation above the plane normal to up stays within these, degrees (it never
 /// passes over the top, where up would flip).
 pub const ELEVATION_LIMITS_DEG: (f64, f64) = (-80.0, 85.0);
@@ -371,7 +373,7 @@ mod tests {
         // Twenty-four presses come back round.
         let round = (0..24).fold(Orbit::default(), |o, _| o.turned(1));
         assert!(round.yaw_deg.abs() < 1e-9, "{round:?}");
-        // W raises by 10° a press up to 60° more, never over the top; X lowers.
+        // W raises by 10° a press up to 55° more, never over the top; X lowers.
         let raised = solid_camera(&pts, &g, Orbit::default().raised(2));
         assert!((elevation(&raised) - elevation(&home) - 20f64.to_radians()).abs() < 1e-12);
         let top = (0..20).fold(Orbit::default(), |o, _| o.raised(1));

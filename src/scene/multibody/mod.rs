@@ -188,7 +188,7 @@ impl MultibodyScene {
             return Err(CaseError::Invalid {
                 file: path.to_path_buf(),
                 key: "dimension".into(),
-                rule: "must be 2 for a 2D scene (a 3D scene is read as one: `SolidScene`)".into(),
+                rule: "must be 2 for a 2D scene (`stickslip run`, `sweep`, `plot`, `view` and Python read a 3D scene as one)".into(),
                 value: 3.to_string(),
             });
         }
