@@ -96,6 +96,22 @@ pub fn render(
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// The series' legend of a sweep figure's panel at `position`: on a white box, bordered, in the
+/// figures' 14 px type (every sweep figure draws it so).
+pub(super) fn draw_legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, BitMapBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+) -> DrawResult<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()?;
+    Ok(())
+}
+
 fn draw(
     collected: &Collected,
     xs: &[f64],
@@ -260,13 +276,7 @@ fn draw(
                             });
                     }
                 }
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .label_font(("sans-serif", 14))
-                    .draw()?;
+                draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
             }
         }
         root.present()?;

@@ -16,7 +16,7 @@ use plotters::prelude::*;
 use super::collect::Collected;
 use super::dir::{CellState, Outcome, SceneCellResult};
 use super::file::SCENE_TAN_THETA_KEY;
-use super::map::{NO_DATA, axis_positions, edges, verdict_colour};
+use super::map::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
 use crate::run::multibody::StickSlipCycle;
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -250,13 +250,7 @@ fn draw_cycles(
                     .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
                     .label("measured (points); closed form, SPEC.md §8 (lines)")
                     .legend(|(x, y)| Circle::new((x + 9, y), 5, BLACK.filled()));
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperRight)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .label_font(("sans-serif", 14))
-                    .draw()?;
+                draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
             }
         }
         root.present()?;
@@ -359,13 +353,7 @@ fn draw_slide_spin(
             drawn
                 .label("measured at 0.5 % of the launch's v + R ω")
                 .legend(|(x, y)| Circle::new((x + 9, y), 5, SERIES[0].filled()));
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .draw()?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         // Right: the stop times.
         let t_hi = cells
@@ -406,13 +394,7 @@ fn draw_slide_spin(
             drawn
                 .label("spin stops")
                 .legend(move |(x, y)| Cross::new((x + 9, y), 5, spin.stroke_width(2)));
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .draw()?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         root.present()?;
     }
@@ -580,13 +562,7 @@ fn draw_maps(
                             Rectangle::new([(x, y - 6), (x + 12, y + 6)], colour.filled())
                         });
                 }
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .label_font(("sans-serif", 14))
-                    .draw()?;
+                draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
             }
         }
         root.present()?;
