@@ -24,7 +24,9 @@ use crate::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend, Shar
 use crate::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::rigid::case::RigidScene;
+use crate::run::multibody::SceneRunError;
 use crate::run::multibody::slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
+use crate::run::multibody::stepped::{SceneSteps, run_to_end};
 use crate::run::runner::{self, RunOptions};
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::multibody::solid::SolidScene;
@@ -256,11 +258,8 @@ fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String>
     use crate::run::multibody::{SceneRunner, StickSlipCycle};
     let scene = sweep.multibody(cell).map_err(|e| e.to_string())?;
     let mut runner = SceneRunner::new(scene, None).map_err(|e| e.to_string())?;
-    runner.set_cross_check(cell_cross_check(runner.scene.eps_v));
-    while !runner.done() {
-        runner.step().map_err(|e| e.to_string())?;
-    }
-    runner.flush_records().map_err(|e| e.to_string())?;
+    let eps_v = runner.scene.eps_v;
+    run_cell(&mut runner, eps_v)?;
     let s = runner.summary();
     let values = |c: &StickSlipCycle, cycles: Option<usize>| CycleValues {
         f_max_n: c.f_max_n,
@@ -304,11 +303,8 @@ fn evaluate_solid_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, S
     use crate::run::multibody::solid::SolidRunner;
     let scene = sweep.solid(cell).map_err(|e| e.to_string())?;
     let mut runner = SolidRunner::new(scene, None).map_err(|e| e.to_string())?;
-    runner.set_cross_check(cell_cross_check(runner.scene.eps_v));
-    while !runner.done() {
-        runner.step().map_err(|e| e.to_string())?;
-    }
-    runner.flush_records().map_err(|e| e.to_string())?;
+    let eps_v = runner.scene.eps_v;
+    run_cell(&mut runner, eps_v)?;
     let s = runner.summary();
     let mut result = scene_cell_result(
         s.bodies.iter().map(|b| (b.name.as_str(), &b.verdict)),
@@ -328,11 +324,12 @@ fn evaluate_solid_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, S
     Ok(result)
 }
 
-/// A scene cell's cross-check (SPEC.md §4): the law on the CPU, one thread (the cells already
-/// fill the threads; no GPU per cell), with the scene's ε_v and the late window from 1 s, as
-/// `stickslip run` reports it.
-fn cell_cross_check(eps_v: f64) -> CrossCheck {
-    scene_check_on(Box::new(CpuLaw::single_threaded()), eps_v)
+/// A scene cell's run to its end with its cross-check (SPEC.md §4): the law on the CPU, one
+/// thread (the cells already fill the threads; no GPU per cell), with the scene's ε_v (m/s)
+/// and the late window from 1 s, as `stickslip run` reports it.
+fn run_cell(runner: &mut impl SceneSteps, eps_v: f64) -> Result<(), String> {
+    let check = scene_check_on(Box::new(CpuLaw::single_threaded()), eps_v);
+    run_to_end(runner, check, |_| Ok::<(), SceneRunError>(())).map_err(|e| e.to_string())
 }
 
 /// A scene cell's results from what the 2D and 3D summaries share: every body's verdict (name

@@ -22,6 +22,7 @@ use stickslip::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
 use stickslip::run::multibody::solid::{
     SolidRunner, solid_trajectory_header, solid_trajectory_values,
 };
+use stickslip::run::multibody::stepped::{SceneSteps, run_to_end};
 use stickslip::run::multibody::{SceneRunError, SceneRunner, trajectory_header, trajectory_values};
 use stickslip::run::runner::{self, RunError, Runner};
 use stickslip::scene::{CaseError, Override};
@@ -314,65 +315,6 @@ fn run_slope(
     })
 }
 
-/// A scene's runner, 2D ([`SceneRunner`]) or 3D ([`SolidRunner`]), as [`drive_scene`] steps it.
-trait SteppedScene {
-    fn name(&self) -> &str;
-    fn total_steps(&self) -> usize;
-    fn steps_done(&self) -> usize;
-    fn done(&self) -> bool;
-    fn step(&mut self) -> Result<(), SceneRunError>;
-    fn set_cross_check(&mut self, check: stickslip::cross_check::CrossCheck);
-    fn flush_records(&mut self) -> Result<(), SceneRunError>;
-}
-
-impl SteppedScene for SceneRunner {
-    fn name(&self) -> &str {
-        &self.scene.name
-    }
-    fn total_steps(&self) -> usize {
-        SceneRunner::total_steps(self)
-    }
-    fn steps_done(&self) -> usize {
-        self.sim.step
-    }
-    fn done(&self) -> bool {
-        SceneRunner::done(self)
-    }
-    fn step(&mut self) -> Result<(), SceneRunError> {
-        SceneRunner::step(self)
-    }
-    fn set_cross_check(&mut self, check: stickslip::cross_check::CrossCheck) {
-        SceneRunner::set_cross_check(self, check)
-    }
-    fn flush_records(&mut self) -> Result<(), SceneRunError> {
-        SceneRunner::flush_records(self)
-    }
-}
-
-impl SteppedScene for SolidRunner {
-    fn name(&self) -> &str {
-        &self.scene.name
-    }
-    fn total_steps(&self) -> usize {
-        SolidRunner::total_steps(self)
-    }
-    fn steps_done(&self) -> usize {
-        self.sim.step
-    }
-    fn done(&self) -> bool {
-        SolidRunner::done(self)
-    }
-    fn step(&mut self) -> Result<(), SceneRunError> {
-        SolidRunner::step(self)
-    }
-    fn set_cross_check(&mut self, check: stickslip::cross_check::CrossCheck) {
-        SolidRunner::set_cross_check(self, check)
-    }
-    fn flush_records(&mut self) -> Result<(), SceneRunError> {
-        SolidRunner::flush_records(self)
-    }
-}
-
 /// A scene case takes no `--tol` (its tolerance is the case's `newton.tol`).
 fn refuse_scene_tol(tol: Option<f64>) -> Result<(), Stop> {
     match tol {
@@ -390,13 +332,12 @@ fn refuse_scene_tol(tol: Option<f64>) -> Result<(), Stop> {
 /// the backend of `gpu` (as `stickslip run` runs it), the progress bar and Ctrl-C polled
 /// between steps.
 fn drive_scene(
-    runner: &mut impl SteppedScene,
+    runner: &mut impl SceneSteps,
     eps_v: f64,
     gpu: &str,
     progress: Option<bool>,
 ) -> Result<(), Stop> {
     let (shared, _) = api::impulse_backend(parse_gpu(gpu)?)?;
-    runner.set_cross_check(api::scene_cross_check(&shared, eps_v));
     let mut bar = Progress::new(
         progress,
         runner.total_steps(),
@@ -405,12 +346,10 @@ fn drive_scene(
         PROGRESS_AFTER,
     );
     let mut signals = SignalPoll::new();
-    while !runner.done() {
-        runner.step()?;
-        bar.update(runner.steps_done());
-        signals.poll()?;
-    }
-    runner.flush_records()?;
+    run_to_end(runner, api::scene_cross_check(&shared, eps_v), |r| {
+        bar.update(r.steps_done());
+        signals.poll()
+    })?;
     bar.finish();
     Ok(())
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy, io};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
 use crate::number_format::Short;
+use crate::run::multibody::stepped::run_to_end;
 use crate::run::multibody::{
     ContactRow, ContactState, DriverSummary, SceneRunError, SceneRunner, SceneSummary,
     trajectory_header, trajectory_values,
@@ -110,16 +111,15 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
     let mut runner = SceneRunner::new(scene, request.duration)?;
-    runner.set_cross_check(crate::api::scene_cross_check(&shared, runner.scene.eps_v));
     if request.contacts {
         runner.record_contacts();
     }
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
-    while !runner.done() {
-        runner.step()?;
-        progress.update(runner.sim.step);
-    }
-    runner.flush_records()?;
+    let check = crate::api::scene_cross_check(&shared, runner.scene.eps_v);
+    run_to_end(&mut runner, check, |r| {
+        progress.update(r.sim.step);
+        Ok::<(), SceneCommandError>(())
+    })?;
     progress.finish();
     let summary = runner.summary();
     staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;

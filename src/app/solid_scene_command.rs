@@ -12,6 +12,7 @@ use crate::number_format::Short;
 use crate::run::multibody::solid::{
     SolidRunner, SolidSummary, solid_trajectory_header, solid_trajectory_values,
 };
+use crate::run::multibody::stepped::run_to_end;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_clearance::solid_boundary;
 
@@ -37,7 +38,6 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
     let mut runner = SolidRunner::new(scene, request.duration)?;
-    runner.set_cross_check(crate::api::scene_cross_check(&shared, runner.scene.eps_v));
     if request.contacts {
         runner.record_contacts();
     }
@@ -55,12 +55,12 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
         staged.write(&name, |path| write_obj(path, runner, surface))
     };
     write_frame(&runner)?;
-    while !runner.done() {
-        runner.step()?;
-        write_frame(&runner)?;
-        progress.update(runner.sim.step);
-    }
-    runner.flush_records()?;
+    let check = crate::api::scene_cross_check(&shared, runner.scene.eps_v);
+    run_to_end(&mut runner, check, |r| {
+        write_frame(r)?;
+        progress.update(r.sim.step);
+        Ok::<(), SceneCommandError>(())
+    })?;
     progress.finish();
     let summary = runner.summary();
     staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
