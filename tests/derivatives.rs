@@ -15,6 +15,7 @@ use nalgebra::{DMatrix, SVector};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stickslip::contact::candidates::edge_edge::EdgeEdge;
+use stickslip::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertex;
 use stickslip::contact::candidates::plane_vertex::PlaneVertex;
 use stickslip::contact::candidates::point_edge::PointEdge;
 use stickslip::contact::candidates::point_triangle::PointTriangle;
@@ -34,6 +35,7 @@ use stickslip::energy::gravity::GravityEnergy;
 use stickslip::energy::inertia::InertiaEnergy;
 use stickslip::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
 use stickslip::energy::neo_hookean::{self, Elasticity, NeoHookean};
+use stickslip::energy::orthogonality::Orthogonality;
 use stickslip::energy::spring::SpringEnergy;
 use stickslip::energy::stiffness_damping::StiffnessDamping;
 use stickslip::energy::term::scatter_gradient;
@@ -1404,6 +1406,207 @@ fn neo_hookean_elements<const D: usize>() {
 fn neo_hookean_stretched_compressed_and_inverted_in_2d_and_3d() {
     neo_hookean_elements::<2>();
     neo_hookean_elements::<3>();
+}
+
+/// The orthogonality potential of an affine body (`energy::orthogonality`) through the
+/// harness on the Kuhn cube's simplices (which share nodes), each standing for a body of its own
+/// κ V, deformed by a random stretch and shear of up to 30 % and a turn: the exact Hessian
+/// against finite differences. Then, independently of the harness: a rigid motion of the rest
+/// shape costs nothing and exerts no force (its value is κ V ‖AᵀA − I‖², zero at a rotation up
+/// to rounding κ V ε²); the projected blocks are PSD, and equal the exact ones where A is a
+/// rotation (there ∂²Ψ/∂A² = 4 κ V sym(Aᵀ dA)-squared, PSD as it is).
+fn orthogonality_elements<const D: usize>() {
+    let mut r = rng();
+    let (x0, nodes) = kuhn_cube::<D>(0.5);
+    let n = x0.len();
+    let k = nodes.len() / (D + 1);
+    let kv: Vec<f64> = (0..k).map(|e| 1e3 * (1.0 + e as f64)).collect();
+    let exact = Orthogonality::<D>::new(nodes.clone(), &x0, kv.clone(), Projection::None).unwrap();
+    let clamped = Orthogonality::<D>::new(nodes, &x0, kv, Projection::Clamp).unwrap();
+    let strain = nalgebra::SMatrix::<f64, D, D>::from_fn(|_, _| r.random_range(-0.3..0.3));
+    let x: Vec<V<D>> = x0
+        .iter()
+        .map(|p| p + strain * p + random::<D>(&mut r, 0.02))
+        .collect();
+    let zeros = vec![V::<D>::zeros(); n];
+    let step = state(&zeros, &zeros, 0.01);
+    // Lengths ≥ 0.1 m and strains ≤ 0.3: δ = 1e-7 m keeps truncation ~1e-12 relative; values
+    // ~10³ J round to ~1e-13 J, ~1e-6 N over 2δ against forces of 10³–10⁴ N.
+    check_energy::<D>(&exact, &x, &step, &vec![1e-7; n], &vec![0.0; n]);
+    assert!(!Energy::<D>::hessian_is_psd(&exact) && Energy::<D>::hessian_is_psd(&clamped));
+    let projected = dense_hessian::<D>(&clamped, &x, &step, 1.0, false);
+    assert!(min_relative_eigenvalue(&projected) >= -PSD_REL_TOL);
+    assert_eq!(projected, dense_hessian::<D>(&exact, &x, &step, 1.0, true));
+    // A rigid motion: turned by 0.7 rad (about z in 3D) and moved.
+    let (c, s) = (0.7f64.cos(), 0.7f64.sin());
+    let turn = nalgebra::SMatrix::<f64, D, D>::from_fn(|i, j| match (i, j) {
+        (0, 0) | (1, 1) => c,
+        (0, 1) => -s,
+        (1, 0) => s,
+        _ => (i == j) as u8 as f64,
+    });
+    let moved: Vec<V<D>> = x0.iter().map(|p| turn * p + V::<D>::repeat(0.4)).collect();
+    assert!(exact.value(&moved, &step, 1.0) < 1e-20);
+    let g = node_gradient::<D>(&exact, &moved, &step, 1.0);
+    assert!(g.iter().all(|gi| gi.amax() < 1e-9), "D = {D}: {g:?}");
+    let (a, b) = (
+        dense_hessian::<D>(&exact, &moved, &step, 1.0, false),
+        dense_hessian::<D>(&clamped, &moved, &step, 1.0, false),
+    );
+    assert!((a - &b).amax() <= 1e-10 * b.amax(), "D = {D}");
+}
+
+#[test]
+fn orthogonality_stretched_sheared_and_turned_in_2d_and_3d() {
+    orthogonality_elements::<2>();
+    orthogonality_elements::<3>();
+}
+
+/// An affine body's embedded contact vertices against a half-space
+/// (`contact::candidates::embedded_plane_vertex`): four control nodes in general position, and
+/// vertices at weights inside and outside their simplex (negative weights), within and beyond
+/// d̂. The barrier over them through the harness against finite differences; its gradient on the
+/// control nodes is, independently, each vertex's own force along the normal shared out by its
+/// weights (wⱼ times it), computed here from the vertex's distance with the barrier written
+/// out; friction over their lagged frames (weights w, the plane's basis) through the harness at
+/// a sliding and a sticking vertex.
+fn embedded_vertices<const D: usize>() {
+    let normal = slope_normal::<D>();
+    let point = -normal;
+    let mut r = rng();
+    // Heights 4, 6, 8 and 12 mm over the plane, anywhere along it: a vertex's distance is
+    // Σ wⱼ hⱼ (the weights sum to 1).
+    let x: Vec<V<D>> = [0.004, 0.006, 0.008, 0.012]
+        .iter()
+        .map(|&height| {
+            let t = random::<D>(&mut r, 0.3);
+            point + normal * height + (t - normal * t.dot(&normal))
+        })
+        .collect();
+    let plane = HalfSpace::new(normal, point);
+    let weights = [
+        [0.25, 0.25, 0.25, 0.25],
+        [1.2, -0.1, -0.05, -0.05],
+        [-0.3, 0.6, 0.4, 0.3],
+        [0.1, 0.1, 0.1, 0.7],
+        [0.0, 0.0, 2.5, -1.5],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    let pairs: Vec<EmbeddedPlaneVertex<D>> = weights
+        .iter()
+        .enumerate()
+        .map(|(vertex, &w)| EmbeddedPlaneVertex {
+            nodes: [0, 1, 2, 3],
+            weights: w,
+            vertex,
+            area: 0.01,
+            body: 0,
+            plane: 0,
+            obstacle: 1,
+            half_space: plane,
+        })
+        .collect();
+    let dhat = 0.01;
+    let params = BarrierParams {
+        dhat,
+        kappa: 1e5,
+        kind: BarrierKind::Ipc,
+    };
+    // 7.5, 3.2, 9.2, 10.2, 2 and 12 mm: four within d̂, two beyond.
+    let d: Vec<f64> = pairs.iter().map(|p| p.distance(&x)).collect();
+    let heights = [0.004, 0.006, 0.008, 0.012];
+    for (p, &di) in pairs.iter().zip(&d) {
+        let expected: f64 = (0..4).map(|j| p.weights[j] * heights[j]).sum();
+        assert!((di - expected).abs() < 1e-15, "{di} {expected}");
+    }
+    let term = BarrierPotential::with_candidates(params, pairs.clone(), &x);
+    let zeros = vec![V::<D>::zeros(); 4];
+    let step = state(&zeros, &zeros, 0.01);
+    check_energy::<D>(&term, &x, &step, &[1e-8; 4], &[0.0; 4]);
+    // IPC's b(d) = −(κ/2d̂) (d − d̂)² ln(d/d̂), b′(d) = −(κ/2d̂) (2 (d − d̂) ln(d/d̂) +
+    // (d − d̂)²/d); node j's force A b′ wⱼ n.
+    let mut expected = [V::<D>::zeros(); 4];
+    for (p, &di) in pairs.iter().zip(&d) {
+        if di < dhat {
+            let db = -1e5 / (2.0 * dhat)
+                * (2.0 * (di - dhat) * (di / dhat).ln() + (di - dhat).powi(2) / di);
+            for (e, w) in expected.iter_mut().zip(p.weights) {
+                *e += normal * (0.01 * db * w);
+            }
+        }
+    }
+    let grad = node_gradient::<D>(&term, &x, &step, 1.0);
+    for j in 0..4 {
+        assert!(
+            (grad[j] - expected[j]).amax() <= 1e-9 * expected[j].amax().max(1e-12),
+            "D = {D}, node {j}: {:?} vs {:?}",
+            grad[j],
+            expected[j]
+        );
+    }
+    let (eps_v, h) = (1e-3, 0.01);
+    // The body translating along the plane (and off it, which friction ignores) at 0.5 ε_v
+    // (sticking) and 5 ε_v (sliding): every vertex then moves at that speed, Σ wⱼ = 1.
+    for speed in [0.5, 5.0] {
+        let t = basis_column::<D>(&normal);
+        let u = t * (speed * eps_v) + normal * 0.01;
+        let x_n: Vec<V<D>> = x.iter().map(|p| p - u * h).collect();
+        embedded_friction::<D>(&pairs, &x, &x_n, eps_v, h, speed);
+    }
+}
+
+/// The first tangent of the plane of normal `n`.
+fn basis_column<const D: usize>(n: &V<D>) -> V<D> {
+    tangent_basis(n).column(0).into_owned()
+}
+
+/// Friction over the lagged frames of `pairs` at `x_n` through the harness at `x`, the vertices
+/// all moving at `speed` ε_v.
+fn embedded_friction<const D: usize>(
+    pairs: &[EmbeddedPlaneVertex<D>],
+    x: &[V<D>],
+    x_n: &[V<D>],
+    eps_v: f64,
+    h: f64,
+    speed: f64,
+) {
+    let zeros = vec![V::<D>::zeros(); 4];
+    let step = state(&zeros, x_n, h);
+    let collisions: Vec<TangentialCollision<D>> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| TangentialCollision {
+            nodes: p.nodes,
+            key: i as u64,
+            frame: p.frame(x_n),
+            normal_force: 50.0,
+            coefficients: Coefficients {
+                mu_static: 0.3,
+                mu_kinetic: 0.3,
+            },
+            bodies: (0, 1),
+        })
+        .collect();
+    let friction = FrictionPotential::with_collisions(
+        FrictionParams {
+            eps_v,
+            projection: Projection::None,
+            stick_filter: false,
+        },
+        1,
+        collisions,
+    );
+    // δ = 1e-10 m moves a vertex's speed by ≤ 3e-8 m/s (|w| ≤ 2.5), ≤ 6e-5 of the speed and
+    // of its distance to the kinks at ε_v and 2 ε_v. The Hessian's terms are of size
+    // μ λ (f₁/y)/h per vertex, times wⱼ² ≤ 6.25.
+    let floor = vec![0.3 * 50.0 / h * f1_over_y(speed * eps_v, eps_v); 4];
+    check_energy::<D>(&friction, x, &step, &[1e-10; 4], &floor);
+}
+
+#[test]
+fn embedded_vertices_against_a_half_space_in_2d_and_3d() {
+    embedded_vertices::<2>();
+    embedded_vertices::<3>();
 }
 
 /// Stiffness-proportional damping (`energy::stiffness_damping`) on the Kuhn cube: xⁿ deformed

@@ -38,4 +38,4 @@ pub use pair::{ContactPair, MAX_STENCIL, TangentBasis, TangentFrame};
 pub use potentials::barrier::{BarrierKind, BarrierParams};
 pub use potentials::friction::FrictionParams;
 pub use stage::{ContactPoint, ContactStage, ContactTerm, PairDistance};
-pub use surface::ContactSurface;
+pub use surface::{ContactSurface, EmbeddedVertices};

@@ -2,6 +2,7 @@
 //! object-safe trait, so that a [`crate::contact::ContactStage`] holds any mix of pair types.
 
 use crate::contact::candidates::CandidateSource;
+use crate::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertex;
 use crate::contact::collisions::damped;
 use crate::contact::collisions::tangential::{self, TangentialCollision};
 use crate::contact::pair::MAX_STENCIL;
@@ -66,6 +67,19 @@ pub struct PairDistance<const D: usize> {
 }
 
 impl<const D: usize> PairDistance<D> {
+    /// The first primitive's point at `x`, m: the stencil's first node, or, for an embedded
+    /// vertex (`contact::candidates::embedded_plane_vertex`, all of whose stencil is its own
+    /// body's), the vertex Σⱼ βⱼ xⱼ.
+    pub fn point(&self, x: &[Vector<D>]) -> Vector<D> {
+        if self.kind == <EmbeddedPlaneVertex<D> as ContactPair<D>>::NAME {
+            (0..self.len)
+                .map(|j| x[self.nodes[j]] * self.weights[j])
+                .sum()
+        } else {
+            x[self.nodes[0]]
+        }
+    }
+
     /// The velocity of the first primitive's closest point relative to the second's,
     /// Σⱼ βⱼ vⱼ − v_s, m/s, from node velocities `v`.
     pub fn relative_velocity(&self, v: &[Vector<D>]) -> Vector<D> {

@@ -12,6 +12,7 @@
 //!    [`ContactStage::accept_relag`].
 
 use crate::contact::candidates::edge_edge::EdgeEdgeSource;
+use crate::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertexSource;
 use crate::contact::candidates::plane_vertex::PlaneVertexSource;
 use crate::contact::candidates::point_edge::PointEdgeSource;
 use crate::contact::candidates::point_triangle::PointTriangleSource;
@@ -19,7 +20,7 @@ use crate::contact::candidates::vertex_vertex::VertexVertexSource;
 use crate::contact::pair_set::{PairSet, Pairs};
 use crate::contact::potentials::barrier::BarrierParams;
 use crate::contact::potentials::friction::FrictionParams;
-use crate::contact::{ContactSurface, FrictionTable, HalfSpace};
+use crate::contact::{ContactSurface, EmbeddedVertices, FrictionTable, HalfSpace};
 use crate::energy::{Energy, StepState, Vec3, Vector};
 
 pub use crate::contact::pair_set::{ContactPoint, PairDistance};
@@ -81,7 +82,24 @@ impl<const D: usize> ContactStage<D> {
         surface: ContactSurface,
         half_spaces: &[(HalfSpace<D>, usize)],
     ) {
-        let source = PlaneVertexSource::new(&surface, half_spaces);
+        let source = PlaneVertexSource::plane_vertices(&surface, half_spaces);
+        self.sets.push(Box::new(Pairs::new(
+            source,
+            self.barrier,
+            self.friction,
+            self.damping,
+        )));
+    }
+
+    /// Embedded vertex × half-space pairs between every vertex of `vertices` (an affine
+    /// body's, `contact::candidates::embedded_plane_vertex`) and every half-space of
+    /// `half_spaces`, each with its number in the friction table.
+    pub fn add_embedded_half_spaces(
+        &mut self,
+        vertices: &EmbeddedVertices,
+        half_spaces: &[(HalfSpace<D>, usize)],
+    ) {
+        let source = EmbeddedPlaneVertexSource::embedded_vertices(vertices, half_spaces);
         self.sets.push(Box::new(Pairs::new(
             source,
             self.barrier,

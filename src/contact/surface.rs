@@ -55,3 +55,48 @@ impl ContactSurface {
         self.vertices.is_empty()
     }
 }
+
+/// Contact vertices embedded in a body's control nodes (an affine body, SPEC.md §7 via ABD):
+/// vertex k sits at Σⱼ wₖⱼ x_{nₖⱼ} over four nodes of the state vector, with fixed weights
+/// (its affine coordinates in the control tetrahedron, summing to 1, of either sign).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmbeddedVertices {
+    /// The four control nodes of every vertex.
+    pub nodes: Vec<[usize; 4]>,
+    /// Its weights over them (dimensionless, summing to 1).
+    pub weights: Vec<[f64; 4]>,
+    /// Its contact area A, m².
+    pub area: Vec<f64>,
+    /// The body it belongs to (its number in the friction table).
+    pub body: Vec<usize>,
+}
+
+impl EmbeddedVertices {
+    /// Adds a vertex at Σ `weights`ⱼ x_{`nodes`ⱼ} of body `body` with contact area `area`.
+    pub fn push(&mut self, nodes: [usize; 4], weights: [f64; 4], area: f64, body: usize) {
+        self.nodes.push(nodes);
+        self.weights.push(weights);
+        self.area.push(area);
+        self.body.push(body);
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Vertex `k`'s position at `x`, m.
+    pub fn position<const D: usize>(
+        &self,
+        k: usize,
+        x: &[crate::energy::Vector<D>],
+    ) -> crate::energy::Vector<D> {
+        let (n, w) = (&self.nodes[k], &self.weights[k]);
+        (0..4).map(|j| x[n[j]] * w[j]).sum()
+    }
+}

@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use crate::contact::{ContactPoint, PairDistance};
+use crate::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertex;
+use crate::contact::{ContactPair, ContactPoint, MAX_STENCIL, PairDistance};
 use crate::energy::Vector;
 use crate::solver::Simulation;
 
@@ -38,6 +39,9 @@ pub struct ContactRecord {
     pub kind: &'static str,
 }
 
+/// A pair's stencil and the bits of an embedded vertex's weights (zeros for other pairs).
+type PairKey = ([usize; MAX_STENCIL], [u64; MAX_STENCIL]);
+
 /// `v` as a 3-vector (z = 0 in 2D).
 fn lift<const D: usize>(v: &Vector<D>) -> [f64; 3] {
     let mut out = [0.0; 3];
@@ -55,8 +59,9 @@ pub struct Recorder<const D: usize> {
     prescribed: Vec<[bool; D]>,
     /// The pairs of the last broad phase at x^{n+1}, with their barrier's normal force.
     pairs: Vec<PairDistance<D>>,
-    /// A pair's stencil → its index in `pairs`.
-    pair_index: HashMap<[usize; crate::contact::MAX_STENCIL], usize>,
+    /// A pair's stencil, and an embedded vertex's weights (their bits: an affine body's
+    /// vertices share one stencil) → its index in `pairs`.
+    pair_index: HashMap<PairKey, usize>,
 }
 
 impl<const D: usize> Default for Recorder<D> {
@@ -97,6 +102,11 @@ impl<const D: usize> Recorder<D> {
     ///   act on it as the elastic forces do. A normal damping's force (`barrier.damping`) is
     ///   not in F.
     ///
+    /// * An affine body's embedded vertex against a half-space
+    ///   (`contact::candidates::embedded_plane_vertex`): as a pair, over its four control nodes
+    ///   with its fixed weights (its own force off through Σⱼ wⱼ² F/mⱼ, the point law's isotropic
+    ///   form), but recorded as a node against a half-space (`pair` false).
+    ///
     /// Components a driver prescribes (an obstacle mesh's nodes, a `move` driver's) are not
     /// moved by contact: there v_free = v^{n+1}. A record whose nodes are all wholly
     /// prescribed is not made, nor one of a correction pair (negative weight, 2D's shared
@@ -130,10 +140,18 @@ impl<const D: usize> Recorder<D> {
         self.barrier.resize(n, Vector::<D>::zeros());
         self.friction.resize(n, Vector::<D>::zeros());
         sim.contact_forces(&mut self.barrier, &mut self.friction, &mut self.elements);
-        let key = |nodes: &[usize]| {
-            let mut k = [usize::MAX; crate::contact::MAX_STENCIL];
+        // A pair's stencil names it, but an affine body's embedded vertices share one stencil
+        // (its control nodes): theirs are told apart by their weights, which are fixed (the
+        // other pairs' move with the closest points, between xⁿ and x^{n+1}).
+        let key = |nodes: &[usize], weights: &[f64; MAX_STENCIL], kind: &str| {
+            let mut k = [usize::MAX; MAX_STENCIL];
             k[..nodes.len()].copy_from_slice(nodes);
-            k
+            let w = if kind == EMBEDDED {
+                weights.map(f64::to_bits)
+            } else {
+                [0; MAX_STENCIL]
+            };
+            (k, w)
         };
         self.pairs.clear();
         self.pair_index.clear();
@@ -143,7 +161,8 @@ impl<const D: usize> Recorder<D> {
             stage.distances(&sim.x, &mut self.pairs);
             for (k, p) in self.pairs.iter().enumerate() {
                 if p.len > 1 {
-                    self.pair_index.insert(key(&p.nodes[..p.len]), k);
+                    self.pair_index
+                        .insert(key(&p.nodes[..p.len], &p.weights, p.kind), k);
                 }
             }
         }
@@ -171,7 +190,7 @@ impl<const D: usize> Recorder<D> {
             } else {
                 let barrier = self
                     .pair_index
-                    .get(&key(nodes))
+                    .get(&key(nodes, &c.weights, c.kind))
                     .map_or(Vector::<D>::zeros(), |&k| {
                         self.pairs[k].normal * self.pairs[k].normal_force
                     });
@@ -197,9 +216,12 @@ impl<const D: usize> Recorder<D> {
                 restitution,
                 friction: c.mu,
                 v_opt: lift(&v),
-                pair: c.len > 1,
+                pair: c.len > 1 && c.kind != EMBEDDED,
                 kind: c.kind,
             });
         }
     }
 }
+
+/// The pair type of an affine body's embedded vertex against a half-space.
+const EMBEDDED: &str = <EmbeddedPlaneVertex<3> as ContactPair<3>>::NAME;

@@ -15,6 +15,7 @@ pub mod inertia;
 pub mod inversion;
 pub mod neo_hookean;
 pub mod neo_hookean_eigensystem;
+pub mod orthogonality;
 pub mod psd;
 pub mod signed_svd;
 pub mod spring;

@@ -6,7 +6,7 @@
 //! The broad phase is exact and needs no tree: d is linear along a straight segment, so a pair
 //! can come within d̂ somewhere on x⁰ → x¹ exactly when it does at an end.
 
-use super::CandidateSource;
+use super::AllPairs;
 use crate::contact::pair::{ContactPair, MAX_STENCIL, TangentFrame, tangent_basis};
 use crate::contact::{ContactSurface, HalfSpace};
 use crate::energy::Vector;
@@ -85,17 +85,14 @@ impl<const D: usize> ContactPair<D> for PlaneVertex<D> {
     }
 }
 
-/// The broad phase of node × half-space pairs: every contact vertex against every half-space.
-#[derive(Clone, Debug)]
-pub struct PlaneVertexSource<const D: usize> {
-    /// Every pair, vertex-major: the candidates are those of them near enough.
-    pairs: Vec<PlaneVertex<D>>,
-}
+/// The broad phase of node × half-space pairs: every contact vertex against every half-space
+/// ([`AllPairs`], exact).
+pub type PlaneVertexSource<const D: usize> = AllPairs<PlaneVertex<D>>;
 
-impl<const D: usize> PlaneVertexSource<D> {
+impl<const D: usize> AllPairs<PlaneVertex<D>> {
     /// Every vertex of `surface` against every half-space of `half_spaces` (each with its
-    /// number in the friction table).
-    pub fn new(surface: &ContactSurface, half_spaces: &[(HalfSpace<D>, usize)]) -> Self {
+    /// number in the friction table), vertex-major.
+    pub fn plane_vertices(surface: &ContactSurface, half_spaces: &[(HalfSpace<D>, usize)]) -> Self {
         let mut pairs = Vec::with_capacity(surface.len() * half_spaces.len());
         for (vertex, &node) in surface.vertices.iter().enumerate() {
             for (plane, &(half_space, obstacle)) in half_spaces.iter().enumerate() {
@@ -110,51 +107,14 @@ impl<const D: usize> PlaneVertexSource<D> {
                 });
             }
         }
-        PlaneVertexSource { pairs }
-    }
-}
-
-impl<const D: usize> CandidateSource<D> for PlaneVertexSource<D> {
-    type Pair = PlaneVertex<D>;
-
-    /// The pairs with min(d(x⁰), d(x¹)) < d̂, vertex-major.
-    fn candidates(
-        &mut self,
-        x0: &[Vector<D>],
-        x1: Option<&[Vector<D>]>,
-        dhat: f64,
-        out: &mut Vec<PlaneVertex<D>>,
-    ) {
-        out.clear();
-        for pair in &self.pairs {
-            let d0 = pair.half_space.distance(&x0[pair.node]);
-            let d = match x1 {
-                Some(x1) => d0.min(pair.half_space.distance(&x1[pair.node])),
-                None => d0,
-            };
-            // A NaN distance is a candidate, so the step invariant sees it.
-            if d < dhat || d.is_nan() {
-                out.push(*pair);
-            }
-        }
-    }
-
-    /// Exact over every pair (the list is every vertex against every half-space).
-    fn min_distance(&self, x: &[Vector<D>], _candidates: &[PlaneVertex<D>]) -> f64 {
-        let mut min = f64::INFINITY;
-        for pair in &self.pairs {
-            let d = pair.distance(x);
-            if d < min || d.is_nan() {
-                min = d;
-            }
-        }
-        min
+        AllPairs::new(pairs)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact::candidates::CandidateSource;
     use crate::energy::Vec2;
 
     fn source() -> PlaneVertexSource<2> {
@@ -164,7 +124,7 @@ mod tests {
         }
         let floor = HalfSpace::new(Vec2::new(0.0, 1.0), Vec2::zeros());
         let wall = HalfSpace::new(Vec2::new(1.0, 0.0), Vec2::new(-1.0, 0.0));
-        PlaneVertexSource::new(&surface, &[(floor, 1), (wall, 2)])
+        PlaneVertexSource::plane_vertices(&surface, &[(floor, 1), (wall, 2)])
     }
 
     /// At x⁰ alone only the pairs within d̂; over a segment, also a pair that comes within d̂ at
