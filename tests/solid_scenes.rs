@@ -138,6 +138,55 @@ fn a_box_slides_down_the_incline_at_g_sin_minus_mu_cos() {
     assert!((summary["bodies"][0]["mass_kg"].as_f64().unwrap() - 4.0).abs() < 1e-9);
 }
 
+/// The same box as an affine body (cases/box3d_affine_incline.toml, `material = "affine"`:
+/// twelve degrees of freedom, its boundary nodes embedded as contact vertices) slides at the same g (sin θ − μ cos θ) within
+/// the same 0.5 % (measured: to 10⁻⁶): friction and the barrier act on the embedded vertices
+/// through their weights, and the control nodes carry the box's mass (4 kg, reported).
+#[test]
+fn an_affine_box_slides_down_the_incline_at_g_sin_minus_mu_cos() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, summary, _, _) = run_ok("cases/box3d_affine_incline.toml", dir.path(), &[]);
+    let theta = THETA_DEG.to_radians();
+    let analytic = G * (theta.sin() - 0.2 * theta.cos());
+    let measured = summary["incline"]["acceleration_m_per_s2"]
+        .as_f64()
+        .unwrap();
+    close("the affine box's acceleration", measured, analytic, 5e-3);
+    // The cross-check of its nine bottom vertices (embedded, recorded as nodes against the
+    // half-space) meets SPEC.md §4's floor where the box slides; measured 99.85 %.
+    let check = &summary["cross_check"];
+    assert_eq!(check["records"], 9_000, "nine vertices a step");
+    let agreement = check["overall"]["fraction"].as_f64().unwrap();
+    assert!(agreement >= 0.98, "{agreement}");
+    assert_eq!(check["pairs"]["total"], 0, "{check}");
+    assert_eq!(summary["bodies"][0]["verdict"]["state"], "sliding");
+    assert!((summary["bodies"][0]["mass_kg"].as_f64().unwrap() - 4.0).abs() < 1e-9);
+}
+
+/// The affine box held at μ = 0.5 > tan θ creeps at v* = ε_v (1 − √(1 − tan θ/μ)) = 47.8 µm/s,
+/// written out here, within the elastic box's 10 % (measured: 0.03 %): smoothed friction's creep
+/// is the rigid body's too.
+#[test]
+fn an_affine_box_is_held_on_the_incline_creeping_at_v_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, summary, _, _) = run_ok(
+        "cases/box3d_affine_incline.toml",
+        dir.path(),
+        &[
+            "--set",
+            "friction.mu_static=0.5",
+            "--set",
+            "friction.mu_kinetic=0.5",
+            "--set",
+            "time.duration=2",
+        ],
+    );
+    let t = THETA_DEG.to_radians().tan();
+    let v_star = 1e-4 * (1.0 - (1.0 - t / 0.5).sqrt());
+    let measured = summary["incline"]["creep_speed_m_per_s"].as_f64().unwrap();
+    close("the affine box's creep", measured, v_star, 0.10);
+}
+
 /// Held at μ = 0.5 > tan θ = 0.364, the box creeps at v* = ε_v (1 − √(1 − tan θ/μ)) = 47.8 µm/s:
 /// its mean downhill speed over t ∈ [1, 2] s within 10 % (as the 2D creep checks: the box's
 /// settle after its start half a d̂ from the plane, which rings down within the first second).
@@ -411,6 +460,37 @@ fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
                     .replace("height = 0.02                     # m\n", "")
             }),
             &["bodies.puck.cells", "at least 2"],
+        ),
+        (
+            edited(p, "affine_modulus.toml", |s| {
+                s.replace("material = \"neo_hookean\"", "material = \"affine\"")
+            }),
+            &[
+                "bodies.puck.youngs_modulus",
+                "does not apply to material = \"affine\"",
+            ],
+        ),
+        (
+            edited(p, "affine_stiffness.toml", |s| {
+                s.replace("material = \"neo_hookean\"", "material = \"affine\"")
+                    .replace("youngs_modulus = 1.0e7            # Pa\n", "")
+                    .replace("poisson_ratio = 0.3\n", "")
+            }),
+            &["bodies.puck.stiffness", "missing"],
+        ),
+        (
+            edited(p, "affine_two.toml", |s| {
+                second_puck(s)
+                    .replace("centre = [0.0, 0.0, 0.0125]", "centre = [0.0, 0.0, 0.05]")
+                    .replacen(
+                        "material = \"neo_hookean\"",
+                        "material = \"affine\"\nstiffness = 1e11",
+                        1,
+                    )
+                    .replacen("youngs_modulus = 1.0e7            # Pa\n", "", 1)
+                    .replacen("poisson_ratio = 0.3\n", "", 1)
+            }),
+            &["bodies.puck.material", "the scene's only body"],
         ),
     ];
     for (case, needles) in cases {
@@ -935,35 +1015,30 @@ fn obj_frames_hold_every_body_boundary_outward() {
     assert!((lowest - last[d]).abs() < 1e-9, "{lowest} vs {}", last[d]);
 }
 
-/// The football of seed 004 as a tetrahedral body (cases/football3d.toml) against the rigid
-/// SE(3) CG4 run of cases/football.toml, the same ellipsoid released the same way, over its
-/// first flight (to 1 ms before either touches: the rigid body's first impact, the core's ball
-/// first within d̂ of the ground; they are 6 ms apart, the tumbling meshes' orientations not
-/// being quite the same). Both start with the same centre velocity and spin: the core's first row
-/// (from its nodes) equals R v and R ω of the rigid body's first state within 1e-9 (the case
-/// file's nine digits). Under uniform gravity alone the centre's motion does not depend on the
-/// body (internal forces cancel), so CG4, exact for a parabola up to rounding, gives the
-/// parabola, and implicit Euler gives it lagged: vₙ₊₁ = vₙ + h g, xₙ₊₁ = xₙ + h vₙ₊₁ sums to
-/// xₙ = x₀ + v₀ t + ½ g t² + ½ g h t, so the core's centre sits ½ |g| h t below the rigid one
-/// (0.68 mm at t = 1.38 s with h = 10⁻⁴ s). Checked: the gap is that lag within tol · t (Newton
-/// stops within tol = 10⁻⁵ m/s of the converged velocity, so the position can wander by at
-/// most that rate), and within the 1 mm. Then the ball bounces: when its first contact
-/// ends it leaves the ground rising, at a speed within the 10 % of the rigid ball's at
-/// that time (after its impact through the energy-safe law, e = 0.6). The case's damping was
-/// set on another experiment, a straight drop (the case file); this rebound is thrown and
-/// tumbling, so the comparison is a prediction, not the calibration.
-#[test]
-fn the_football_on_the_core_flies_as_the_rigid_body_does_and_bounces() {
+/// A football case on the core against the rigid SE(3) CG4 run of cases/football.toml, the
+/// same ellipsoid released the same way, over its first flight (to 1 ms before either touches:
+/// the rigid body's first impact, the core's ball first within d̂ of the ground). Both start with
+/// the same centre velocity and spin: the core's first row (from its nodes) equals R v and R ω
+/// of the rigid body's first state within 1e-9 (the case file's nine digits). Under uniform
+/// gravity alone the centre's motion does not depend on the body (internal forces cancel), so
+/// CG4, exact for a parabola up to rounding, gives the parabola, and implicit Euler gives it
+/// lagged: vₙ₊₁ = vₙ + h g, xₙ₊₁ = xₙ + h vₙ₊₁ sums to xₙ = x₀ + v₀ t + ½ g t² + ½ g h t, so the
+/// core's centre sits ½ |g| h t below the rigid one. Checked: the gap is that lag within tol · t
+/// (Newton stops within tol = 10⁻⁵ m/s of the converged velocity, so the position can wander by
+/// at most that rate), and within the 1 mm. Then the ball bounces: it leaves the ground
+/// rising when its first contact ends (its smallest distance back above d̂). Returns the core's
+/// speed and spin |ω| then, and the rigid ball's at that time (after its impact through the
+/// energy-safe law, e = 0.6).
+fn football_against_the_rigid_ball(case: &str, dhat: f64) -> [(f64, f64); 2] {
     let rigid_scene =
         stickslip::rigid::case::RigidScene::load(&root().join("cases/football.toml")).unwrap();
     let rigid = stickslip::rigid::run::simulate(&rigid_scene, Some(1.5)).unwrap();
     let t_impact = rigid.events.first().expect("the rigid ball lands").t;
     assert!((t_impact - 1.38).abs() < 0.01, "{t_impact}");
     let dir = tempfile::tempdir().unwrap();
-    let (_, summary, header, rows) = run_ok("cases/football3d.toml", &dir.path().join("out"), &[]);
+    let (_, summary, header, rows) = run_ok(case, &dir.path().join("out"), &[]);
     let h = summary["h"].as_f64().unwrap();
     let tol = 1e-5;
-    let dhat = 1e-3;
     let col = |name: &str| column(&header, &format!("football.{name}"));
     let (x, v, w, d) = (
         col("x_m"),
@@ -976,20 +1051,23 @@ fn the_football_on_the_core_flies_as_the_rigid_body_does_and_bounces() {
     for k in 0..3 {
         assert!(
             (rows[0][v + k] - v0[k]).abs() < 1e-9,
-            "v{k}: {} {}",
+            "{case}: v{k}: {} {}",
             rows[0][v + k],
             v0[k]
         );
         assert!(
             (rows[0][w + k] - w0[k]).abs() < 1e-9,
-            "ω{k}: {} {}",
+            "{case}: ω{k}: {} {}",
             rows[0][w + k],
             w0[k]
         );
     }
     let first_contact = rows.iter().position(|r| r[d] < dhat).expect("it lands");
     let t_touch = rows[first_contact][0];
-    assert!((t_touch - t_impact).abs() < 0.01, "{t_touch} {t_impact}");
+    assert!(
+        (t_touch - t_impact).abs() < 0.01,
+        "{case}: {t_touch} {t_impact}"
+    );
     let mut compared = 0;
     let mut worst = 0.0f64;
     for r in rigid
@@ -1000,37 +1078,79 @@ fn the_football_on_the_core_flies_as_the_rigid_body_does_and_bounces() {
         let row = rows
             .iter()
             .find(|row| (row[0] - r.t).abs() < 0.5 * h)
-            .unwrap_or_else(|| panic!("no core row at t = {}", r.t));
+            .unwrap_or_else(|| panic!("{case}: no core row at t = {}", r.t));
         let gap: Vec<f64> = (0..3).map(|k| row[x + k] - r.state.pose.p[k]).collect();
         let lag = 0.5 * G * h * r.t;
         let off = ((gap[0]).powi(2) + gap[1].powi(2) + (gap[2] + lag).powi(2)).sqrt();
         assert!(
             off <= tol * r.t + 1e-12,
-            "t = {}: gap {gap:?}, lag {lag}",
+            "{case}: t = {}: gap {gap:?}, lag {lag}",
             r.t
         );
         let norm = gap.iter().map(|g| g * g).sum::<f64>().sqrt();
         worst = worst.max(norm);
         compared += 1;
     }
-    assert!(compared > 1300, "{compared}");
-    assert!(worst < 1e-3, "the centres part by {worst} m");
+    assert!(compared > 1300, "{case}: {compared}");
+    assert!(worst < 1e-3, "{case}: the centres part by {worst} m");
     let leaves = rows[first_contact..]
         .iter()
         .find(|r| r[d] > dhat)
         .expect("it bounces");
-    assert!(leaves[v + 2] > 0.5, "it leaves rising: {}", leaves[v + 2]);
+    assert!(
+        leaves[v + 2] > 0.5,
+        "{case}: it leaves rising: {}",
+        leaves[v + 2]
+    );
     let after = rigid
         .rows
         .iter()
         .min_by(|a, b| (a.t - leaves[0]).abs().total_cmp(&(b.t - leaves[0]).abs()))
         .unwrap();
-    assert!(after.t > t_impact, "{} {t_impact}", after.t);
-    let speed = (0..3).map(|k| leaves[v + k].powi(2)).sum::<f64>().sqrt();
+    assert!(after.t > t_impact, "{case}: {} {t_impact}", after.t);
+    let norm = |c: usize| (0..3).map(|k| leaves[c + k].powi(2)).sum::<f64>().sqrt();
+    [
+        (norm(v), after.state.world_velocity().norm()),
+        (norm(w), (after.state.pose.r * after.state.omega()).norm()),
+    ]
+}
+
+/// The football of seed 004 as a tetrahedral body (cases/football3d.toml): its flight (in
+/// [`football_against_the_rigid_ball`]; 0.68 mm of implicit Euler's lag at h = 10⁻⁴ s) and its
+/// first rebound's speed within the 10 % of the rigid ball's. The case's damping was set
+/// on another experiment, a straight drop (the case file); this rebound is thrown and tumbling,
+/// so the comparison is a prediction, not the calibration. Its spin is not compared: the
+/// compliant ball, 8 ms in contact, leaves spinning a third slower (docs/scenes.md).
+#[test]
+fn the_football_on_the_core_flies_as_the_rigid_body_does_and_bounces() {
+    let [(speed, rigid_speed), _] = football_against_the_rigid_ball("cases/football3d.toml", 1e-3);
     close(
         "the rebound speed against the energy-safe impact's",
         speed,
-        after.state.world_velocity().norm(),
+        rigid_speed,
+        0.10,
+    );
+}
+
+/// The football of seed 004 as an affine body (cases/football_affine.toml, ABD): its flight (in
+/// [`football_against_the_rigid_ball`], at h = 10⁻⁵ s a lag of 0.07 mm) and its first rebound,
+/// speed and spin each within the 10 % of the rigid ball's after the energy-safe impact.
+/// A prediction: the case's barrier damping was set on a straight drop (e = 0.60, the case
+/// file), and this impact is thrown and tumbling, on the ball's nose.
+#[test]
+fn the_affine_football_flies_and_rebounds_as_the_rigid_body_does() {
+    let [(speed, rigid_speed), (spin, rigid_spin)] =
+        football_against_the_rigid_ball("cases/football_affine.toml", 5e-3);
+    close(
+        "the rebound speed against the energy-safe impact's",
+        speed,
+        rigid_speed,
+        0.10,
+    );
+    close(
+        "the rebound spin against the energy-safe impact's",
+        spin,
+        rigid_spin,
         0.10,
     );
 }

@@ -93,7 +93,8 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
     ))?)
 }
 
-/// One OBJ frame of a 3D scene: every node of the state vector as a vertex (m), then per body
+/// One OBJ frame of a 3D scene: every body's mesh node and every triangle mesh's vertex as a
+/// vertex (m; `SolidRunner::mesh_positions`), then per body
 /// and triangle mesh an object (`o NAME`) of its boundary triangles, outward for the bodies
 /// (the half-spaces are not drawn).
 pub fn write_obj(
@@ -105,7 +106,7 @@ pub fn write_obj(
     let f = crate::app::output::io(path, std::fs::File::create(path))?;
     let mut w = std::io::BufWriter::new(f);
     let io = |r| crate::app::output::io(path, r);
-    for p in &runner.sim.x {
+    for p in runner.mesh_positions().iter() {
         io(writeln!(w, "v {} {} {}", p.x, p.y, p.z))?;
     }
     let sc = &runner.scene;

@@ -99,8 +99,8 @@ impl ContactCounts {
 }
 
 /// Every contact pair of `sim` within `dhat` (m) now with a positive normal force (the
-/// vertex–vertex corrections' negative ones left out), with its point (the stencil's first
-/// node, m) and its regime: the pairs, slips and rule of `contacts.csv` (SPEC.md §7;
+/// vertex–vertex corrections' negative ones left out), with its point
+/// ([`PairDistance::point`], m) and its regime: the pairs, slips and rule of `contacts.csv` (SPEC.md §7;
 /// [`PairDistance::slip`] at the current velocities, [`ContactState::of_slip`] with `eps_v`,
 /// m/s), in 2D and 3D.
 pub fn contact_regimes<const D: usize>(
@@ -117,7 +117,7 @@ pub fn contact_regimes<const D: usize>(
         .filter(|p| p.distance < dhat && p.normal_force > 0.0 && p.len > 0)
         .map(|p| {
             (
-                sim.x[p.nodes[0]],
+                p.point(&sim.x),
                 ContactState::of_slip(p.slip(&sim.v).norm(), eps_v),
             )
         })

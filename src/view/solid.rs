@@ -278,11 +278,8 @@ impl SolidCase {
 
     /// Every body's nodes now, m (what the camera frames).
     pub fn body_points(&self) -> Vec<Vec3> {
-        let x = &self.runner.sim.x;
-        self.runner
-            .bodies
-            .iter()
-            .flat_map(|r| x[r.clone()].iter().copied())
+        (0..self.runner.bodies.len())
+            .flat_map(|k| self.runner.body_positions(k).into_owned())
             .collect()
     }
 
@@ -330,7 +327,15 @@ impl SolidCase {
         let n = sim.x.len();
         let (mut barrier, mut friction) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
         sim.contact_forces(&mut barrier, &mut friction, &mut Vec::new());
-        let nodes = || self.runner.bodies.iter().flat_map(|r| r.clone());
+        // An affine body's forces act on its control nodes, not on its mesh: not drawn.
+        let nodes = || {
+            self.runner
+                .bodies
+                .iter()
+                .zip(&self.scene.bodies)
+                .filter(|(_, b)| b.affine.is_none())
+                .flat_map(|(r, _)| r.clone())
+        };
         let largest = nodes()
             .map(|i| barrier[i].norm().max(friction[i].norm()))
             .fold(0.0f64, f64::max);

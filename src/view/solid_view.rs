@@ -178,7 +178,7 @@ fn scene(case: &SolidCase, forces: bool, orbit: Orbit, rect: Rect, pen: &Pen) {
         }
         spacing = spacing.or(Some(every));
     }
-    let x = &case.runner.sim.x;
+    let x = case.runner.mesh_positions();
     let surface = &case.surface;
     let first_mesh = case.scene.first_mesh();
     for m in (0..case.scene.bodies.len()).chain(first_mesh..case.scene.members()) {

@@ -6,6 +6,7 @@
 //! holds it) and a cylinder sliding and spinning on a level plane (when each motion stops, and
 //! v/(Rω) at the end).
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -26,7 +27,7 @@ use crate::run::runner::RECORD_CHUNK_STEPS;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::drivers::DriverForce;
-use crate::scene::multibody::solid::{SolidScene, SolidShape};
+use crate::scene::multibody::solid::{SolidBodySpec, SolidScene, SolidShape};
 use crate::solver::Simulation;
 
 /// A body has stopped translating (spinning) once its centroid's speed over the surface (its
@@ -249,8 +250,10 @@ impl SolidRunner {
         let g = scene.gravity;
         let footing = bodies
             .iter()
-            .map(|r| {
-                let support = scene.nearest_support(&sim.x[r.clone()])?;
+            .enumerate()
+            .map(|(k, r)| {
+                let support =
+                    scene.nearest_support(&body_positions(&scene.bodies[k], &sim.x[r.clone()]))?;
                 let n = support.normal;
                 let along = g - n * g.dot(&n);
                 let fall_line = (along.norm() > 1e-9 * g.norm()).then(|| along.normalize());
@@ -265,7 +268,10 @@ impl SolidRunner {
             .bodies
             .iter()
             .zip(&bodies)
-            .map(|(b, r)| sim.x[r.start + b.axis[1]] - sim.x[r.start + b.axis[0]])
+            .map(|(b, r)| {
+                let x = body_positions(b, &sim.x[r.clone()]);
+                x[b.axis[1]] - x[b.axis[0]]
+            })
             .collect();
         let mut runner = SolidRunner {
             totals: SolverTotals {
@@ -333,7 +339,10 @@ impl SolidRunner {
             .bodies
             .iter()
             .zip(&self.bodies)
-            .map(|(b, r)| b.mesh.inverted_tets(&self.sim.x[r.clone()]))
+            .map(|(b, r)| {
+                b.mesh
+                    .inverted_tets(&body_positions(b, &self.sim.x[r.clone()]))
+            })
             .max()
             .unwrap_or(0);
         self.totals.record_step(&stats, &self.sim, inverted);
@@ -387,6 +396,28 @@ impl SolidRunner {
         })
     }
 
+    /// Body `k`'s mesh nodes now, m: its nodes of the state vector, or an affine body's mesh
+    /// placed by its control nodes (`scene::bodies::affine`).
+    pub fn body_positions(&self, k: usize) -> Cow<'_, [Vec3]> {
+        body_positions(&self.scene.bodies[k], &self.sim.x[self.bodies[k].clone()])
+    }
+
+    /// Every body's mesh nodes, then every triangle mesh's vertices, now, m: the numbering of
+    /// the scene's boundary surface (`solid_boundary`), which is the state vector's unless a
+    /// body is affine.
+    pub fn mesh_positions(&self) -> Cow<'_, [Vec3]> {
+        if self.scene.bodies.iter().all(|b| b.affine.is_none()) {
+            return Cow::Borrowed(&self.sim.x);
+        }
+        let mut all = Vec::new();
+        for k in 0..self.bodies.len() {
+            all.extend_from_slice(&self.body_positions(k));
+        }
+        let after = self.bodies.last().map_or(0, |r| r.end);
+        all.extend_from_slice(&self.sim.x[after..]);
+        Cow::Owned(all)
+    }
+
     /// The mass-weighted centroid and velocity of the nodes `r`.
     fn centre_velocity(&self, r: &Range<usize>) -> (Vec3, Vec3) {
         let mass = self.sim.mass();
@@ -425,14 +456,15 @@ impl SolidRunner {
                     .cholesky()
                     .map_or(Vec3::zeros(), |l| l.solve(&momentum));
                 let b = &self.scene.bodies[k];
-                let axis = sim.x[r.start + b.axis[1]] - sim.x[r.start + b.axis[0]];
+                let placed = self.body_positions(k);
+                let axis = placed[b.axis[1]] - placed[b.axis[0]];
                 let cos = axis.dot(&self.axis0[k]) / (axis.norm() * self.axis0[k].norm());
                 let tilt = cos.clamp(-1.0, 1.0).acos();
                 let to_half_spaces = self
                     .scene
                     .obstacles
                     .iter()
-                    .flat_map(|(_, h)| r.clone().map(move |i| h.distance(&sim.x[i])))
+                    .flat_map(|(_, h)| placed.iter().map(move |x| h.distance(x)))
                     .fold(f64::INFINITY, f64::min);
                 let min_distance = pairs
                     .iter()
@@ -494,7 +526,7 @@ impl SolidRunner {
             return Some((m, normal.normalize()));
         }
         self.scene
-            .nearest_support(&self.sim.x[self.bodies[k].clone()])
+            .nearest_support(&self.body_positions(k))
             .map(|s| (s.member, s.normal))
     }
 
@@ -910,4 +942,14 @@ pub fn solid_trajectory_values(row: &SolidRow) -> Vec<f64> {
     v.push(row.newton_iterations as f64);
     v.push(row.final_residual);
     v
+}
+
+/// Body `b`'s mesh nodes from its nodes of the state vector `x`, m (placed when it is affine).
+fn body_positions<'a>(b: &SolidBodySpec, x: &'a [Vec3]) -> Cow<'a, [Vec3]> {
+    if b.affine.is_none() {
+        return Cow::Borrowed(x);
+    }
+    let mut out = Vec::with_capacity(b.mesh.len());
+    b.place(x, &mut out);
+    Cow::Owned(out)
 }

@@ -2,6 +2,8 @@
 //! [`crate::solver::SystemBuilder`]: its nodes with their lumped masses and velocities, its
 //! elastic terms over its own nodes (offset into the state vector), and its contact vertices.
 //!
+//! * [`affine`]: a tetrahedral mesh moving with one affine map, twelve degrees of freedom (ABD,
+//!   SPEC.md §7), its mesh's boundary embedded as contact vertices ([`affine::AffineBody`]);
 //! * [`material`]: what a body is made of ([`Material`]: mass-spring or neo-Hookean);
 //! * [`mesh`]: a 2D triangle mesh ([`Mesh`]) and how it joins a system ([`Mesh::add_to`]);
 //! * [`square`]: the book's square generator (SPEC.md §1);
@@ -14,6 +16,7 @@
 //! * [`gmsh`]: 2D triangle and 3D tetrahedral meshes from Gmsh `.msh` files;
 //! * [`mesh_rules`]: the rules every body mesh follows, with the errors that name them.
 
+pub mod affine;
 pub mod cuboid;
 pub mod cylinder;
 pub mod ellipsoid;

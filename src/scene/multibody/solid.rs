@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::{Rotation3, Vector3};
+use nalgebra::{Matrix3, Rotation3, Vector3};
 
 use super::SCENE_KIND;
 use super::drivers::{DriverFields, DriverForce, DriverSpec, Face, face_nodes};
@@ -23,11 +23,12 @@ use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
 use super::triangle_obstacle::TriangleObstacle;
 use crate::contact::{
-    BarrierParams, Coefficients, ContactStage, ContactSurface, FrictionParams, FrictionTable,
-    HalfSpace,
+    BarrierParams, Coefficients, ContactStage, ContactSurface, EmbeddedVertices, FrictionParams,
+    FrictionTable, HalfSpace,
 };
 use crate::energy::gravity::GravityEnergy;
 use crate::energy::{Projection, Vec3};
+use crate::scene::bodies::affine::AffineBody;
 use crate::scene::bodies::cuboid::cuboid;
 use crate::scene::bodies::cylinder::cylinder;
 use crate::scene::bodies::ellipsoid::ellipsoid;
@@ -108,6 +109,32 @@ pub struct SolidBodySpec {
     /// Every node at rest in the body's own frame (before its rotation, about its centre), m:
     /// where the drivers' node sets are taken.
     pub local: Vec<Vec3>,
+    /// The body as an affine body (`material = "affine"`): its four control nodes are its nodes in
+    /// the state vector, and its mesh's nodes are placed by them.
+    pub affine: Option<AffineBody>,
+}
+
+impl SolidBodySpec {
+    /// Its nodes in the state vector: the mesh's, or an affine body's four control nodes.
+    pub fn state_nodes(&self) -> usize {
+        if self.affine.is_some() {
+            4
+        } else {
+            self.mesh.len()
+        }
+    }
+
+    /// Its mesh's nodes placed from its nodes of the state vector `x` (m) into `out` (cleared
+    /// first): the same positions, or for an affine body those its control nodes give.
+    pub fn place(&self, x: &[Vec3], out: &mut Vec<Vec3>) {
+        match &self.affine {
+            Some(a) => a.place(x, out),
+            None => {
+                out.clear();
+                out.extend_from_slice(x);
+            }
+        }
+    }
 }
 
 /// A body's support: a half-space or a flat triangle mesh ([`SolidScene::nearest_support`]).
@@ -311,6 +338,23 @@ impl SolidScene {
                 }
             }
         }
+        if let Some(b) = bodies.iter().find(|b| b.affine.is_some()) {
+            let key = format!("bodies.{}.material", b.name);
+            let refuse = |rule: &str| Err(v.invalid(&key, rule, "affine"));
+            if bodies.len() > 1 {
+                return refuse(
+                    "an affine body must be the scene's only body (it meets half-spaces only, not yet other bodies)",
+                );
+            }
+            if !meshes.is_empty() {
+                return refuse(
+                    "an affine body meets half-spaces only, not yet triangle-mesh obstacles",
+                );
+            }
+            if !drivers.is_empty() {
+                return refuse("an affine body takes no drivers yet");
+            }
+        }
         let members: Vec<String> = names.iter().map(|n| n.to_string()).collect();
         v.solid_clearances(&bodies, &meshes, &members, settings.barrier.dhat)?;
         let (fr, n) = (&f.friction, &f.newton);
@@ -378,16 +422,35 @@ impl SolidScene {
     ) -> (System<3>, Vec<std::ops::Range<usize>>, Vec<DriverForce<3>>) {
         let mut builder = SystemBuilder::new(self.solver_settings());
         let mut surface = ContactSurface::default();
+        let mut embedded = EmbeddedVertices::default();
         let ranges: Vec<_> = self
             .bodies
             .iter()
             .enumerate()
             .map(|(k, b)| {
                 // Half-space contact weights: the boundary's area facing the half-space the
-                // body starts nearest (TetMesh::facing_contact_area).
+                // body starts nearest (TetMesh::facing_contact_area), for a body with flat
+                // faces whose rims would otherwise carry their side faces' share. An ellipsoid
+                // has no rim and tumbles: a node facing away at t = 0 may land first (the
+                // football's nose), so every node keeps its full share.
                 let mut mesh = b.mesh.clone();
-                if let Some(h) = self.nearest_half_space(&mesh.x0) {
+                if let (Some(h), false) = (
+                    self.nearest_half_space(&mesh.x0),
+                    matches!(b.shape, SolidShape::Ellipsoid(_)),
+                ) {
                     mesh.contact_area = mesh.facing_contact_area(&h.normal, FACING_FLOOR);
+                }
+                if let (Some(affine), Material::Affine { stiffness }) = (&b.affine, b.material) {
+                    return affine.add_to(
+                        &mesh,
+                        &mut builder,
+                        b.velocity,
+                        b.angular_velocity,
+                        stiffness,
+                        self.projection,
+                        k,
+                        &mut embedded,
+                    );
                 }
                 let range = mesh.add_moving(
                     &mut builder,
@@ -455,6 +518,9 @@ impl SolidScene {
             .collect();
         if !half_spaces.is_empty() {
             stage.add_half_spaces(surface, &half_spaces);
+            if !embedded.is_empty() {
+                stage.add_embedded_half_spaces(&embedded, &half_spaces);
+            }
         }
         if self.bodies.len() > 1 || !self.meshes.is_empty() {
             let (x0, boundary) = solid_boundary(&self.bodies, &self.meshes, self.first_mesh());
@@ -607,13 +673,33 @@ impl Validator<'_> {
         let spin = b.angular_velocity.unwrap_or([0.0; 3]);
         self.finite3(&key("angular_velocity"), spin)?;
         self.positive(&key("density"), b.density)?;
-        let material = self.material(
-            name,
-            &b.material,
-            b.stiffness,
-            b.youngs_modulus,
-            b.poisson_ratio,
-        )?;
+        let material = if b.material == "affine" {
+            for (k, given) in [
+                ("youngs_modulus", b.youngs_modulus.is_some()),
+                ("poisson_ratio", b.poisson_ratio.is_some()),
+            ] {
+                if given {
+                    return Err(self.invalid(
+                        &key(k),
+                        "does not apply to material = \"affine\" (its stiffness is κ of the orthogonality potential, Pa)",
+                        "given",
+                    ));
+                }
+            }
+            let stiffness = b
+                .stiffness
+                .ok_or_else(|| self.invalid(&key("stiffness"), "missing", "nothing"))?;
+            self.positive(&key("stiffness"), stiffness)?;
+            Material::Affine { stiffness }
+        } else {
+            self.material(
+                name,
+                &b.material,
+                b.stiffness,
+                b.youngs_modulus,
+                b.poisson_ratio,
+            )?
+        };
         let damping = b.damping.unwrap_or(0.0);
         if !(damping.is_finite() && damping >= 0.0) {
             return Err(self.invalid(&key("damping"), "must be finite and >= 0", damping));
@@ -745,6 +831,19 @@ impl Validator<'_> {
             .iter()
             .map(|x| rotation.inverse() * (x - centre))
             .collect();
+        // An affine ellipsoid carries the ellipsoid's own mass and second moment
+        // (ρ 4/3 π abc and m/5 diag(a², b², c²) in its frame) about the centre, not its faceted
+        // mesh's: it then tumbles as the ellipsoid does (cases/football_affine.toml).
+        let affine = matches!(material, Material::Affine { .. }).then(|| match shape {
+            SolidShape::Ellipsoid(axes) => {
+                let volume = 4.0 / 3.0 * std::f64::consts::PI * axes.x * axes.y * axes.z;
+                let mass = b.density * volume;
+                let local = Matrix3::from_diagonal(&axes.component_mul(&axes)) * (mass / 5.0);
+                let r = rotation.matrix();
+                AffineBody::with_moments(&mesh, mass, volume, centre, r * local * r.transpose())
+            }
+            _ => AffineBody::new(&mesh),
+        });
         Ok(SolidBodySpec {
             name: name.to_string(),
             mesh,
@@ -756,6 +855,7 @@ impl Validator<'_> {
             damping,
             axis,
             local,
+            affine,
         })
     }
 

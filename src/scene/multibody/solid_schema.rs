@@ -110,11 +110,12 @@ pub struct SolidBodySection {
     pub angular_velocity: Option<[f64; 3]>,
     /// Density, kg/m³, lumped from the tetrahedra's volumes.
     pub density: f64,
-    /// `"neo_hookean"` (the default in 3D) or `"mass_spring"` (springs along every tetrahedron
-    /// edge).
+    /// `"neo_hookean"` (the default in 3D), `"mass_spring"` (springs along every tetrahedron
+    /// edge) or `"affine"` (one affine map for the whole body: `scene::bodies::affine`).
     #[serde(default = "default_solid_material")]
     pub material: String,
-    /// Spring stiffness of every edge, N/m (mass-spring).
+    /// Spring stiffness of every edge, N/m (mass-spring); κ of the orthogonality potential, Pa
+    /// (affine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stiffness: Option<f64>,
     /// Young's modulus E, Pa (neo-Hookean).
