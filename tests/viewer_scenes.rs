@@ -518,10 +518,10 @@ fn the_3d_box_on_the_incline_is_drawn_where_the_camera_projects_it() {
     assert!(png.rgb != later.rgb);
 }
 
-/// `view` on the box on the incline as an affine body (cases/box3d_affine_incline.toml, its mesh placed
-/// by its four control nodes, not in the state vector) after 100 steps: its faces drawn where
-/// the camera projects the placed mesh, and its embedded contact vertices' dots where they are,
-/// sliding.
+/// `view` on the box on the incline as an affine body (cases/box3d_affine_incline.toml, its mesh
+/// placed by its four control nodes, not in the state vector) after 100 steps: its faces drawn
+/// where the camera projects the placed mesh, and its embedded contact vertices' dots where
+/// they are, sliding.
 #[test]
 fn the_3d_affine_box_is_drawn_from_its_placed_mesh() {
     if !display_or_skip("3D affine box screenshot") {

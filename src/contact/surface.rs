@@ -72,7 +72,7 @@ pub struct EmbeddedVertices {
 }
 
 impl EmbeddedVertices {
-    /// Adds a vertex at Σ `weights`ⱼ x_{`nodes`ⱼ} of body `body` with contact area `area`.
+    /// Adds a vertex at Σ `weights`ⱼ x_{`nodes`ⱼ} of body `body` with contact area `area`, m².
     pub fn push(&mut self, nodes: [usize; 4], weights: [f64; 4], area: f64, body: usize) {
         self.nodes.push(nodes);
         self.weights.push(weights);
@@ -88,15 +88,5 @@ impl EmbeddedVertices {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
-    }
-
-    /// Vertex `k`'s position at `x`, m.
-    pub fn position<const D: usize>(
-        &self,
-        k: usize,
-        x: &[crate::energy::Vector<D>],
-    ) -> crate::energy::Vector<D> {
-        let (n, w) = (&self.nodes[k], &self.weights[k]);
-        (0..4).map(|j| x[n[j]] * w[j]).sum()
     }
 }

@@ -34,13 +34,15 @@ pub struct ContactRecord {
     /// then the relative velocity of the two closest points, Σⱼ βⱼ vⱼ over the stencil
     /// ([`Recorder::push_step_records`]), and `node` is the stencil's first node.
     pub pair: bool,
-    /// The contact's type (`node-half_space`, `point-edge`, `point-triangle`, `edge-edge`:
+    /// The contact's type (`node-half_space`, `embedded_node-half_space`, `point-edge`,
+    /// `point-triangle`, `edge-edge`:
     /// [`crate::contact::ContactPair::NAME`]).
     pub kind: &'static str,
 }
 
-/// A pair's stencil and the bits of an embedded vertex's weights (zeros for other pairs).
-type PairKey = ([usize; MAX_STENCIL], [u64; MAX_STENCIL]);
+/// A pair's stencil, the bits of an embedded vertex's weights (zeros for other pairs) and the
+/// two members it is between (an embedded vertex meets each half-space with one stencil).
+type PairKey = ([usize; MAX_STENCIL], [u64; MAX_STENCIL], (usize, usize));
 
 /// `v` as a 3-vector (z = 0 in 2D).
 fn lift<const D: usize>(v: &Vector<D>) -> [f64; 3] {
@@ -59,8 +61,8 @@ pub struct Recorder<const D: usize> {
     prescribed: Vec<[bool; D]>,
     /// The pairs of the last broad phase at x^{n+1}, with their barrier's normal force.
     pairs: Vec<PairDistance<D>>,
-    /// A pair's stencil, and an embedded vertex's weights (their bits: an affine body's
-    /// vertices share one stencil) → its index in `pairs`.
+    /// A pair's stencil, an embedded vertex's weights (their bits: an affine body's vertices
+    /// share one stencil) and its members → its index in `pairs`.
     pair_index: HashMap<PairKey, usize>,
 }
 
@@ -104,8 +106,9 @@ impl<const D: usize> Recorder<D> {
     ///
     /// * An affine body's embedded vertex against a half-space
     ///   (`contact::candidates::embedded_plane_vertex`): as a pair, over its four control nodes
-    ///   with its fixed weights (its own force off through Σⱼ wⱼ² F/mⱼ, the point law's isotropic
-    ///   form), but recorded as a node against a half-space (`pair` false).
+    ///   with its fixed weights (its own force off through Σⱼ wⱼ² F/mⱼ, along F: exactly the
+    ///   12-coordinate body's mobility 1/m + rᵀJ⁻¹r at the vertex, isotropic as the point law
+    ///   assumes), but recorded as a node against a half-space (`pair` false).
     ///
     /// Components a driver prescribes (an obstacle mesh's nodes, a `move` driver's) are not
     /// moved by contact: there v_free = v^{n+1}. A record whose nodes are all wholly
@@ -143,16 +146,17 @@ impl<const D: usize> Recorder<D> {
         // A pair's stencil names it, but an affine body's embedded vertices share one stencil
         // (its control nodes): theirs are told apart by their weights, which are fixed (the
         // other pairs' move with the closest points, between xⁿ and x^{n+1}).
-        let key = |nodes: &[usize], weights: &[f64; MAX_STENCIL], kind: &str| {
-            let mut k = [usize::MAX; MAX_STENCIL];
-            k[..nodes.len()].copy_from_slice(nodes);
-            let w = if kind == EMBEDDED {
-                weights.map(f64::to_bits)
-            } else {
-                [0; MAX_STENCIL]
+        let key =
+            |nodes: &[usize], weights: &[f64; MAX_STENCIL], kind: &str, bodies: (usize, usize)| {
+                let mut k = [usize::MAX; MAX_STENCIL];
+                k[..nodes.len()].copy_from_slice(nodes);
+                let w = if kind == EMBEDDED {
+                    weights.map(f64::to_bits)
+                } else {
+                    [0; MAX_STENCIL]
+                };
+                (k, w, bodies)
             };
-            (k, w)
-        };
         self.pairs.clear();
         self.pair_index.clear();
         if self.contacts.iter().any(|c| c.len > 1)
@@ -162,7 +166,7 @@ impl<const D: usize> Recorder<D> {
             for (k, p) in self.pairs.iter().enumerate() {
                 if p.len > 1 {
                     self.pair_index
-                        .insert(key(&p.nodes[..p.len], &p.weights, p.kind), k);
+                        .insert(key(&p.nodes[..p.len], &p.weights, p.kind, p.bodies), k);
                 }
             }
         }
@@ -190,7 +194,7 @@ impl<const D: usize> Recorder<D> {
             } else {
                 let barrier = self
                     .pair_index
-                    .get(&key(nodes, &c.weights, c.kind))
+                    .get(&key(nodes, &c.weights, c.kind, c.bodies))
                     .map_or(Vector::<D>::zeros(), |&k| {
                         self.pairs[k].normal * self.pairs[k].normal_force
                     });

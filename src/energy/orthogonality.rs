@@ -2,8 +2,9 @@
 //! taken as affine, `scene::bodies::affine`): over a simplex of D + 1 nodes whose deformation
 //! gradient A = Σₐ xₐ Gₐᵀ every point of the body shares, Ψ = κ V ‖AᵀA − I‖²_F (J), with κ the
 //! stiffness (Pa) and V the body's volume (m³; area in 2D). Zero exactly where A is a rotation
-//! (or a reflection, which the contact and the step filter never reach from a positive rest
-//! shape), growing as A stretches or shears; a stiff κ keeps the body rigid.
+//! or a reflection, growing as A stretches or shears; a stiff κ keeps the body rigid. Between a
+//! rotation and a reflection lies a barrier of order κ V (A must pass through a singular map),
+//! out of reach of any load here, though nothing else forbids it.
 //!
 //! Why this and not a stiff neo-Hookean of A: Ψ is quadratic in C = AᵀA − I, so its value at a
 //! rotation is rounded to κ V ε² (ε the rounding of C, ~10⁻¹⁶), where the neo-Hookean's

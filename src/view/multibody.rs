@@ -99,8 +99,8 @@ impl ContactCounts {
 }
 
 /// Every contact pair of `sim` within `dhat` (m) now with a positive normal force (the
-/// vertex–vertex corrections' negative ones left out), with its point
-/// ([`PairDistance::point`], m) and its regime: the pairs, slips and rule of `contacts.csv` (SPEC.md §7;
+/// vertex–vertex corrections' negative ones left out), with its point ([`PairDistance::point`],
+/// m) and its regime: the pairs, slips and rule of `contacts.csv` (SPEC.md §7;
 /// [`PairDistance::slip`] at the current velocities, [`ContactState::of_slip`] with `eps_v`,
 /// m/s), in 2D and 3D.
 pub fn contact_regimes<const D: usize>(

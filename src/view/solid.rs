@@ -321,7 +321,8 @@ impl SolidCase {
     /// The barrier force (with a normal damping's) and the friction force on every body node
     /// at the current positions as arrows, the longest of either kind `len` m long, and that
     /// longest force, N (zero without contact: no arrows). A triangle mesh's fixed nodes are
-    /// left out, as a 2D polyline's are: they carry the reactions of whole bodies.
+    /// left out, as a 2D polyline's are: they carry the reactions of whole bodies; so is an
+    /// affine body, whose contact forces act on its control nodes, not on its mesh.
     pub fn force_marks(&self, len: f64) -> (Vec<ForceMark>, f64) {
         let sim = &self.runner.sim;
         let n = sim.x.len();

@@ -53,11 +53,6 @@ impl<P> AllPairs<P> {
     pub fn new(pairs: Vec<P>) -> Self {
         AllPairs { pairs }
     }
-
-    /// Every pair.
-    pub fn pairs(&self) -> &[P] {
-        &self.pairs
-    }
 }
 
 impl<const D: usize, P: ContactPair<D>> CandidateSource<D> for AllPairs<P> {

@@ -26,6 +26,7 @@ use crate::energy::Vec3;
 use crate::run::runner::RECORD_CHUNK_STEPS;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
+use crate::scene::bodies::Material;
 use crate::scene::multibody::drivers::DriverForce;
 use crate::scene::multibody::solid::{SolidBodySpec, SolidScene, SolidShape};
 use crate::solver::Simulation;
@@ -125,10 +126,13 @@ pub struct SlideSpin {
 pub struct SolidBodySummary {
     /// Name.
     pub name: String,
-    /// Nodes.
+    /// Its mesh's nodes.
     pub nodes: usize,
-    /// Tetrahedra.
+    /// Its mesh's tetrahedra.
     pub tetrahedra: usize,
+    /// Its material (`"neo_hookean"`, `"mass_spring"` or `"affine"`: then the mesh's nodes are
+    /// placed by four control nodes, the state's).
+    pub material: &'static str,
     /// Total mass, kg.
     pub mass_kg: f64,
     /// The body or half-space it rests on at the end (pressing on it hardest, else the nearest
@@ -339,9 +343,10 @@ impl SolidRunner {
             .bodies
             .iter()
             .zip(&self.bodies)
-            .map(|(b, r)| {
-                b.mesh
-                    .inverted_tets(&body_positions(b, &self.sim.x[r.clone()]))
+            .map(|(b, r)| match &b.affine {
+                // Every tetrahedron shares the control tetrahedron's one map.
+                Some(a) => usize::from(a.inverted(&self.sim.x[r.clone()])) * b.mesh.tets.len(),
+                None => b.mesh.inverted_tets(&self.sim.x[r.clone()]),
             })
             .max()
             .unwrap_or(0);
@@ -801,6 +806,11 @@ impl SolidRunner {
                     name: b.name.clone(),
                     nodes: b.mesh.len(),
                     tetrahedra: b.mesh.tets.len(),
+                    material: match b.material {
+                        Material::NeoHookean(_) => "neo_hookean",
+                        Material::MassSpring { .. } => "mass_spring",
+                        Material::Affine { .. } => "affine",
+                    },
                     mass_kg: self.body_mass(k),
                     support: support.map(|(m, _)| sc.member_name(m).to_string()),
                     verdict: self.body_verdict(k, support),

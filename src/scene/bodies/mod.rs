@@ -4,7 +4,7 @@
 //!
 //! * [`affine`]: a tetrahedral mesh moving with one affine map, twelve degrees of freedom (ABD,
 //!   SPEC.md §7), its mesh's boundary embedded as contact vertices ([`affine::AffineBody`]);
-//! * [`material`]: what a body is made of ([`Material`]: mass-spring or neo-Hookean);
+//! * [`material`]: what a body is made of ([`Material`]: mass-spring, neo-Hookean or affine);
 //! * [`mesh`]: a 2D triangle mesh ([`Mesh`]) and how it joins a system ([`Mesh::add_to`]);
 //! * [`square`]: the book's square generator (SPEC.md §1);
 //! * [`rectangle`]: a box of nx × ny cells (SPEC.md §7);

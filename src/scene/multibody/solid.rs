@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::{Matrix3, Rotation3, Vector3};
+use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
 use super::drivers::{DriverFields, DriverForce, DriverSpec, Face, face_nodes};
@@ -109,21 +109,15 @@ pub struct SolidBodySpec {
     /// Every node at rest in the body's own frame (before its rotation, about its centre), m:
     /// where the drivers' node sets are taken.
     pub local: Vec<Vec3>,
+    /// Whether every boundary node keeps its full contact weight against a half-space
+    /// (`contact_weights = "full"`) rather than the share facing it at t = 0.
+    pub full_contact_weights: bool,
     /// The body as an affine body (`material = "affine"`): its four control nodes are its nodes in
     /// the state vector, and its mesh's nodes are placed by them.
     pub affine: Option<AffineBody>,
 }
 
 impl SolidBodySpec {
-    /// Its nodes in the state vector: the mesh's, or an affine body's four control nodes.
-    pub fn state_nodes(&self) -> usize {
-        if self.affine.is_some() {
-            4
-        } else {
-            self.mesh.len()
-        }
-    }
-
     /// Its mesh's nodes placed from its nodes of the state vector `x` (m) into `out` (cleared
     /// first): the same positions, or for an affine body those its control nodes give.
     pub fn place(&self, x: &[Vec3], out: &mut Vec<Vec3>) {
@@ -407,9 +401,10 @@ impl SolidScene {
         }
     }
 
-    /// The system of this scene: the bodies' nodes (body by body), their elastic terms, gravity,
-    /// every boundary node against every half-space, and, with more than one body, the
-    /// point–triangle and edge–edge pairs between them; with every body's node range.
+    /// The system of this scene: the bodies' nodes (body by body; an affine body's four control
+    /// nodes), their elastic terms, gravity, every boundary node (an affine body's: embedded)
+    /// against every half-space, and, with more than one body, the point–triangle and edge–edge
+    /// pairs between them; with every body's node range.
     pub fn system(&self) -> (System<3>, Vec<std::ops::Range<usize>>) {
         let (system, ranges, _) = self.system_and_drivers();
         (system, ranges)
@@ -430,14 +425,13 @@ impl SolidScene {
             .map(|(k, b)| {
                 // Half-space contact weights: the boundary's area facing the half-space the
                 // body starts nearest (TetMesh::facing_contact_area), for a body with flat
-                // faces whose rims would otherwise carry their side faces' share. An ellipsoid
-                // has no rim and tumbles: a node facing away at t = 0 may land first (the
-                // football's nose), so every node keeps its full share.
+                // faces whose rims would otherwise carry their side faces' share; or, with
+                // `contact_weights = "full"` (an ellipsoid's default), every node's full share:
+                // a tumbling body may land on a node facing away at t = 0 (the football's nose).
                 let mut mesh = b.mesh.clone();
-                if let (Some(h), false) = (
-                    self.nearest_half_space(&mesh.x0),
-                    matches!(b.shape, SolidShape::Ellipsoid(_)),
-                ) {
+                if let (Some(h), false) =
+                    (self.nearest_half_space(&mesh.x0), b.full_contact_weights)
+                {
                     mesh.contact_area = mesh.facing_contact_area(&h.normal, FACING_FLOOR);
                 }
                 if let (Some(affine), Material::Affine { stiffness }) = (&b.affine, b.material) {
@@ -673,6 +667,13 @@ impl Validator<'_> {
         let spin = b.angular_velocity.unwrap_or([0.0; 3]);
         self.finite3(&key("angular_velocity"), spin)?;
         self.positive(&key("density"), b.density)?;
+        if !["neo_hookean", "mass_spring", "affine"].contains(&b.material.as_str()) {
+            return Err(self.invalid(
+                &key("material"),
+                "must be \"neo_hookean\", \"mass_spring\" or \"affine\"",
+                &b.material,
+            ));
+        }
         let material = if b.material == "affine" {
             for (k, given) in [
                 ("youngs_modulus", b.youngs_modulus.is_some()),
@@ -834,13 +835,21 @@ impl Validator<'_> {
         // An affine ellipsoid carries the ellipsoid's own mass and second moment
         // (ρ 4/3 π abc and m/5 diag(a², b², c²) in its frame) about the centre, not its faceted
         // mesh's: it then tumbles as the ellipsoid does (cases/football_affine.toml).
+        let full_contact_weights = match b.contact_weights.as_deref() {
+            None => matches!(shape, SolidShape::Ellipsoid(_)),
+            Some("full") => true,
+            Some("facing") => false,
+            Some(other) => {
+                return Err(self.invalid(
+                    &key("contact_weights"),
+                    "must be \"facing\" or \"full\"",
+                    other,
+                ));
+            }
+        };
         let affine = matches!(material, Material::Affine { .. }).then(|| match shape {
             SolidShape::Ellipsoid(axes) => {
-                let volume = 4.0 / 3.0 * std::f64::consts::PI * axes.x * axes.y * axes.z;
-                let mass = b.density * volume;
-                let local = Matrix3::from_diagonal(&axes.component_mul(&axes)) * (mass / 5.0);
-                let r = rotation.matrix();
-                AffineBody::with_moments(&mesh, mass, volume, centre, r * local * r.transpose())
+                AffineBody::ellipsoid(&mesh, axes, b.density, centre, &rotation)
             }
             _ => AffineBody::new(&mesh),
         });
@@ -855,6 +864,7 @@ impl Validator<'_> {
             damping,
             axis,
             local,
+            full_contact_weights,
             affine,
         })
     }

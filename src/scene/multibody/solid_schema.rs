@@ -108,7 +108,8 @@ pub struct SolidBodySection {
         skip_serializing_if = "Option::is_none"
     )]
     pub angular_velocity: Option<[f64; 3]>,
-    /// Density, kg/m³, lumped from the tetrahedra's volumes.
+    /// Density, kg/m³, lumped from the tetrahedra's volumes (an affine ellipsoid: over the
+    /// ellipsoid's own volume).
     pub density: f64,
     /// `"neo_hookean"` (the default in 3D), `"mass_spring"` (springs along every tetrahedron
     /// edge) or `"affine"` (one affine map for the whole body: `scene::bodies::affine`).
@@ -128,6 +129,13 @@ pub struct SolidBodySection {
     /// −β K v (`energy::stiffness_damping`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damping: Option<f64>,
+    /// A boundary node's barrier weight against a half-space (docs/scenes.md "Contact
+    /// weights"): `"facing"` (its share of the boundary's area facing the half-space it starts
+    /// nearest; the default but for an ellipsoid) or `"full"` (its whole share; the default for
+    /// an ellipsoid, and for any body that tumbles onto faces that do not face the ground at
+    /// t = 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_weights: Option<String>,
 }
 
 fn default_solid_material() -> String {
