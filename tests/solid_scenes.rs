@@ -437,6 +437,16 @@ fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
             .replace("centre = [0.0, 0.0, 0.0105]", "centre = [0.0, 0.0, 0.0125]");
         format!("{}{lid}{}", &s[..i], &s[i..])
     };
+    // The puck (the file's first body) as an affine body.
+    let affine_puck = |s: &str| {
+        s.replacen(
+            "material = \"neo_hookean\"",
+            "material = \"affine\"\nstiffness = 1e11",
+            1,
+        )
+        .replacen("youngs_modulus = 1.0e7            # Pa\n", "", 1)
+        .replacen("poisson_ratio = 0.3\n", "", 1)
+    };
     let cases: Vec<(PathBuf, &[&str])> = vec![
         (
             edited(p, "mixed.toml", |s| {
@@ -557,15 +567,11 @@ fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
         ),
         (
             edited(p, "affine_two.toml", |s| {
-                second_puck(s)
-                    .replace("centre = [0.0, 0.0, 0.0125]", "centre = [0.0, 0.0, 0.05]")
-                    .replacen(
-                        "material = \"neo_hookean\"",
-                        "material = \"affine\"\nstiffness = 1e11",
-                        1,
-                    )
-                    .replacen("youngs_modulus = 1.0e7            # Pa\n", "", 1)
-                    .replacen("poisson_ratio = 0.3\n", "", 1)
+                // The first body in the file (the puck) affine, the lid elastic.
+                affine_puck(
+                    &second_puck(s)
+                        .replace("centre = [0.0, 0.0, 0.0125]", "centre = [0.0, 0.0, 0.05]"),
+                )
             }),
             &["bodies.puck.material", "the scene's only body"],
         ),
@@ -573,12 +579,7 @@ fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
             edited(p, "affine_driver.toml", |s| {
                 format!(
                     "{}\n[drivers.push]\ntype = \"force\"\nbody = \"puck\"\nforce = [1.0, 0.0, 0.0]\n",
-                    s.replace(
-                        "material = \"neo_hookean\"",
-                        "material = \"affine\"\nstiffness = 1e11"
-                    )
-                    .replace("youngs_modulus = 1.0e7            # Pa\n", "")
-                    .replace("poisson_ratio = 0.3\n", "")
+                    affine_puck(s)
                 )
             }),
             &["bodies.puck.material", "takes no drivers"],
@@ -587,12 +588,7 @@ fn bad_3d_scenes_exit_2_naming_file_key_and_rule_and_write_nothing() {
             edited(p, "affine_mesh.toml", |s| {
                 format!(
                     "{}\n[obstacles.ramp]\ntype = \"triangle_mesh\"\nvertices = [[-1.0, -1.0, -0.5], [1.0, -1.0, -0.5], [1.0, 1.0, -0.5]]\ntriangles = [[0, 1, 2]]\n",
-                    s.replace(
-                        "material = \"neo_hookean\"",
-                        "material = \"affine\"\nstiffness = 1e11"
-                    )
-                    .replace("youngs_modulus = 1.0e7            # Pa\n", "")
-                    .replace("poisson_ratio = 0.3\n", "")
+                    affine_puck(s)
                 )
             }),
             &["bodies.puck.material", "half-spaces only"],
