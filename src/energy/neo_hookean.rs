@@ -337,6 +337,43 @@ fn tetrahedron_block(
     true
 }
 
+/// The rest measure (area in 2D, volume in 3D, m^D) of the simplex of D + 1 nodes `el` at rest
+/// positions `x0` (m), with the gradients Gₐ of its linear shape functions (1/m, G₀ = −Σ Gₐ,
+/// from Dm⁻¹ = cof(Dm)ᵀ / det Dm) appended to `out`; `Err` with the measure, nothing appended,
+/// where it is not positive and finite (degenerate or in negative order). Shared by the terms
+/// over simplices (this one, `energy::orthogonality`).
+pub fn simplex_shape_gradients<const D: usize>(
+    el: &[usize],
+    x0: &[Vector<D>],
+    out: &mut Vec<Vector<D>>,
+) -> Result<f64, f64> {
+    let dm = Matrix::<D>::from_fn(|r, c| x0[el[c + 1]][r] - x0[el[0]][r]);
+    let det = determinant(&dm);
+    let measure = det / factorial(D);
+    if !(measure > 0.0 && measure.is_finite()) {
+        return Err(measure);
+    }
+    let inverse = cofactor(&dm).transpose() / det;
+    let g: Vec<Vector<D>> = (0..D).map(|a| inverse.row(a).transpose()).collect();
+    out.push(-g.iter().sum::<Vector<D>>());
+    out.extend(g);
+    Ok(measure)
+}
+
+/// F = Σₐ xₐ Gₐᵀ of the simplex of nodes `el` with shape gradients `g` (1/m) at `x` (m).
+#[inline]
+pub fn simplex_deformation_gradient<const D: usize>(
+    el: &[usize],
+    g: &[Vector<D>],
+    x: &[Vector<D>],
+) -> Matrix<D> {
+    let mut f = Matrix::<D>::zeros();
+    for (&node, ga) in el.iter().zip(g) {
+        f += x[node] * ga.transpose();
+    }
+    f
+}
+
 /// The stable neo-Hookean as a term of E: Σ Vₑ Ψ(Fₑ) over the elements (simplices of D + 1
 /// nodes).
 #[derive(Clone, Debug)]
@@ -383,19 +420,13 @@ impl<const D: usize> NeoHookean<D> {
         let mut shape_gradients = Vec::with_capacity(nodes.len());
         let mut rest_measure = Vec::with_capacity(nodes.len() / k);
         for (e, el) in nodes.chunks_exact(k).enumerate() {
-            let dm = Matrix::<D>::from_fn(|r, c| x0[el[c + 1]][r] - x0[el[0]][r]);
-            let measure = determinant(&dm) / factorial(D);
-            if !(measure > 0.0 && measure.is_finite()) {
-                return Err(NeoHookeanError::Degenerate {
-                    element: e,
-                    measure,
-                });
-            }
-            // Dm⁻¹ = cof(Dm)ᵀ / det Dm.
-            let inverse = cofactor(&dm).transpose() / determinant(&dm);
-            let g: Vec<Vector<D>> = (0..D).map(|a| inverse.row(a).transpose()).collect();
-            shape_gradients.push(-g.iter().sum::<Vector<D>>());
-            shape_gradients.extend(g);
+            let measure =
+                simplex_shape_gradients(el, x0, &mut shape_gradients).map_err(|measure| {
+                    NeoHookeanError::Degenerate {
+                        element: e,
+                        measure,
+                    }
+                })?;
             rest_measure.push(measure);
         }
         let mu = elasticity.shear_modulus();
@@ -428,11 +459,11 @@ impl<const D: usize> NeoHookean<D> {
     #[inline]
     pub fn deformation_gradient(&self, x: &[Vector<D>], e: usize) -> Matrix<D> {
         let k = D + 1;
-        let mut f = Matrix::<D>::zeros();
-        for a in 0..k {
-            f += x[self.nodes[k * e + a]] * self.shape_gradients[k * e + a].transpose();
-        }
-        f
+        simplex_deformation_gradient(
+            &self.nodes[k * e..k * e + k],
+            &self.shape_gradients[k * e..k * e + k],
+            x,
+        )
     }
 
     /// J = det F of every element at `x` (the ratio of its area or volume to its rest one;

@@ -17,7 +17,7 @@
 //! a, b in components i, j is (dP Gₐ)ᵢ with dA = e_j G_bᵀ; Ψ is not convex in A, so the block
 //! is projected to PSD (`energy::psd`) where the term's [`Projection`] says.
 
-use crate::energy::neo_hookean::{cofactor, determinant};
+use crate::energy::neo_hookean::{simplex_deformation_gradient, simplex_shape_gradients};
 use crate::energy::psd::project_in_place;
 use crate::energy::{Elements, Energy, Matrix, Projection, StepState, Vector};
 
@@ -63,18 +63,12 @@ impl<const D: usize> Orthogonality<D> {
         );
         let mut shape_gradients = Vec::with_capacity(nodes.len());
         for (e, el) in nodes.chunks_exact(k).enumerate() {
-            let dm = Matrix::<D>::from_fn(|r, c| x0[el[c + 1]][r] - x0[el[0]][r]);
-            let det = determinant(&dm);
-            if !(det > 0.0 && det.is_finite()) {
-                return Err(DegenerateElement {
+            simplex_shape_gradients(el, x0, &mut shape_gradients).map_err(|measure| {
+                DegenerateElement {
                     element: e,
-                    measure: det,
-                });
-            }
-            let inverse = cofactor(&dm).transpose() / det;
-            let g: Vec<Vector<D>> = (0..D).map(|a| inverse.row(a).transpose()).collect();
-            shape_gradients.push(-g.iter().sum::<Vector<D>>());
-            shape_gradients.extend(g);
+                    measure,
+                }
+            })?;
         }
         Ok(Orthogonality {
             nodes,
@@ -87,11 +81,11 @@ impl<const D: usize> Orthogonality<D> {
     /// A of element `e` at `x`.
     pub fn deformation_gradient(&self, x: &[Vector<D>], e: usize) -> Matrix<D> {
         let k = D + 1;
-        let mut a = Matrix::<D>::zeros();
-        for j in 0..k {
-            a += x[self.nodes[k * e + j]] * self.shape_gradients[k * e + j].transpose();
-        }
-        a
+        simplex_deformation_gradient(
+            &self.nodes[k * e..k * e + k],
+            &self.shape_gradients[k * e..k * e + k],
+            x,
+        )
     }
 
     fn strain(a: &Matrix<D>) -> Matrix<D> {
