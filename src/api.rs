@@ -28,9 +28,9 @@ use crate::run::multibody::SceneRunError;
 use crate::run::multibody::slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 use crate::run::multibody::stepped::{SceneSteps, run_to_end};
 use crate::run::runner::{self, RunOptions};
+use crate::scene::limits::MAX_STEPS;
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::multibody::solid::SolidScene;
-use crate::scene::slope::MAX_STEPS;
 use crate::scene::{CaseError, CaseKind, Override, Scene};
 use crate::sweep::collect::{Collected, CollectedCell};
 use crate::sweep::dir::{

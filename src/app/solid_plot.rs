@@ -35,7 +35,8 @@ use crate::energy::Vec3;
 use crate::number_format::Sig;
 use crate::run::multibody::slide_or_tip::TIP_ROTATION_DEG;
 use crate::run::multibody::solid::{SPIN_SLIDE_RATIO, SolidRunner};
-use crate::scene::multibody::solid::{SolidScene, SolidShape};
+use crate::scene::multibody::solid::SolidScene;
+use crate::scene::multibody::solid_body::SolidShape;
 
 /// The RK4 step of the sliding point mass, s.
 pub const POINT_MASS_STEP_S: f64 = 1e-5;

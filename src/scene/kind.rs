@@ -26,6 +26,9 @@ pub enum CaseKind {
 /// The `kind` of the square-on-slope case files (the default when `kind` is absent).
 pub const SLOPE_KIND: &str = "slope_square";
 
+/// The `kind` of the scene case files, 2D and 3D ([`crate::scene::multibody`]).
+pub const SCENE_KIND: &str = "scene";
+
 /// The `kind` of the rigid-ellipsoid case files (`crate::rigid::case`).
 pub const RIGID_KIND: &str = "rigid_ellipsoid";
 
@@ -46,7 +49,7 @@ impl CaseKind {
         match self {
             CaseKind::SlopeSquare => SLOPE_KIND,
             CaseKind::RigidEllipsoid => RIGID_KIND,
-            CaseKind::Scene => crate::scene::multibody::SCENE_KIND,
+            CaseKind::Scene => SCENE_KIND,
             CaseKind::Bounce => BOUNCE_KIND,
         }
     }

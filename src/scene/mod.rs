@@ -15,6 +15,7 @@ pub mod bounce;
 pub mod builtin;
 pub mod case_file;
 pub mod kind;
+pub mod limits;
 pub mod multibody;
 pub mod overrides;
 pub mod slope;

@@ -8,13 +8,12 @@
 //! every error about an overridden key says that the value came from `--set`.
 //!
 //! The sweep and the tests use this module directly:
-//! `Scene::load_with_overrides(path, &[Override::parse("square.n_seg=16")?])`.
+//! `Scene::load_with_overrides(path, &[Override::parse("square.n_seg=16")?])` (`scene::slope`).
 
 use std::path::Path;
 use std::str::FromStr;
 
 use super::case_file::{CaseError, one_line_toml};
-use super::slope::{CaseFile, Scene};
 
 /// A malformed `--set` argument (before any case file is read).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -192,31 +191,6 @@ pub(crate) fn attribute(e: CaseError, overrides: &[Override]) -> CaseError {
             source: Box::new(e),
         },
         None => e,
-    }
-}
-
-impl Scene {
-    /// Reads a case file, applies `overrides` in order (a later one wins) and validates the
-    /// result as [`Scene::load`] does. The scene records the overrides.
-    pub fn load_with_overrides(path: &Path, overrides: &[Override]) -> Result<Scene, CaseError> {
-        let text = crate::scene::case_file::read_case_file(path)?;
-        Scene::from_toml_with_overrides(&text, path, overrides)
-    }
-
-    /// [`Scene::from_toml`] with `overrides` applied to the parsed document first. With no
-    /// overrides this is exactly [`Scene::from_toml`].
-    pub fn from_toml_with_overrides(
-        text: &str,
-        path: &Path,
-        overrides: &[Override],
-    ) -> Result<Scene, CaseError> {
-        if overrides.is_empty() {
-            return Scene::from_toml(text, path);
-        }
-        let case: CaseFile = parse_with_overrides(text, path, overrides)?;
-        let mut scene = Scene::from_case(&case, Some(path)).map_err(|e| attribute(e, overrides))?;
-        scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
-        Ok(scene)
     }
 }
 

@@ -9,7 +9,8 @@
 //! without contact records, no results for a failed cell).
 
 use super::dir::{
-    CellRecord, CellState, MAP_CSV, Manifest, Outcome, SceneCellResult, SweepDir, write_atomic,
+    CellRecord, CellState, MAP_CSV, Manifest, Outcome, SceneCellResult, SweepDir, csv_field,
+    write_atomic,
 };
 use super::file::BODY_VERDICT_SUFFIX;
 use super::{SweepError, some_ids};
@@ -198,15 +199,6 @@ pub fn slide_or_tip_margin(r: &SceneCellResult) -> Option<f64> {
         m = m.min((mu_k - wb).abs());
     }
     Some(m)
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 fn json_field(v: &serde_json::Value) -> String {

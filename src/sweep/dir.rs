@@ -141,7 +141,7 @@ impl Manifest {
     /// recorded result columns.
     pub fn csv_header(&self) -> String {
         let mut header = vec!["cell".to_string()];
-        header.extend(self.axes.iter().map(|a| super::collect::csv_field(&a.key)));
+        header.extend(self.axes.iter().map(|a| csv_field(&a.key)));
         header.push("status".into());
         header.extend(self.record.iter().cloned());
         header.join(",")
@@ -709,5 +709,14 @@ impl SweepDir {
             }
         }
         removed
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
     }
 }

@@ -14,23 +14,11 @@ use plotters::prelude::*;
 use super::collect::Collected;
 use super::dir::{CellState, Outcome};
 use super::file::TAN_THETA_KEY;
+use super::map_style::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
 
 /// Agreement at or below this is drawn fully red (SPEC.md §4 asks ≥ 98 % on the book's cases).
 pub const AGREEMENT_FLOOR: f64 = 0.9;
 
-/// The colour of a verdict state.
-pub fn verdict_colour(state: &str) -> RGBColor {
-    match state {
-        "stopped" => RGBColor(44, 160, 44),
-        "sliding" => RGBColor(214, 39, 40),
-        "moving" => RGBColor(255, 127, 14),
-        "tumbling" => RGBColor(148, 103, 189),
-        "airborne" => RGBColor(23, 190, 207),
-        _ => RGBColor(150, 150, 150),
-    }
-}
-
-pub(crate) const NO_DATA: RGBColor = RGBColor(225, 225, 225);
 const FAILED: RGBColor = RGBColor(0, 0, 0);
 
 /// Linear blend of two colours, `f` in [0, 1].
@@ -38,34 +26,6 @@ fn blend(a: RGBColor, b: RGBColor, f: f64) -> RGBColor {
     let f = f.clamp(0.0, 1.0);
     let mix = |x: u8, y: u8| (f64::from(x) + f * (f64::from(y) - f64::from(x))).round() as u8;
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
-}
-
-/// The rectangle edges around sorted, distinct `centres`: midpoints between neighbours, and
-/// half a gap beyond the ends.
-pub(crate) fn edges(centres: &[f64]) -> Vec<f64> {
-    let n = centres.len();
-    if n == 1 {
-        return vec![centres[0] - 0.5, centres[0] + 0.5];
-    }
-    let mut e = Vec::with_capacity(n + 1);
-    e.push(centres[0] - 0.5 * (centres[1] - centres[0]));
-    for k in 0..n - 1 {
-        e.push(0.5 * (centres[k] + centres[k + 1]));
-    }
-    e.push(centres[n - 1] + 0.5 * (centres[n - 1] - centres[n - 2]));
-    e
-}
-
-/// Sorted distinct values and the position of each original.
-pub(crate) fn axis_positions(values: &[f64]) -> (Vec<f64>, Vec<usize>) {
-    let mut sorted: Vec<f64> = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted.dedup();
-    let pos = values
-        .iter()
-        .map(|v| sorted.iter().position(|s| s == v).unwrap_or(0))
-        .collect();
-    (sorted, pos)
 }
 
 /// Draws the figure into an RGB buffer of `width` × `height`; `None` when the sweep has fewer
@@ -95,22 +55,6 @@ pub fn render(
 }
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
-
-/// The series' legend of a sweep figure's panel at `position`: on a white box, bordered, in the
-/// figures' 14 px type (every sweep figure draws it so).
-pub(super) fn draw_legend<'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, BitMapBackend<'a>, CT>,
-    position: SeriesLabelPosition,
-) -> DrawResult<()> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()?;
-    Ok(())
-}
 
 fn draw(
     collected: &Collected,

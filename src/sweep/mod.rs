@@ -21,6 +21,7 @@ pub mod collect;
 pub mod dir;
 pub mod file;
 pub mod map;
+pub mod map_style;
 pub mod pool;
 pub mod scene_map;
 pub mod shard;

@@ -16,7 +16,7 @@ use plotters::prelude::*;
 use super::collect::Collected;
 use super::dir::{CellState, Outcome, SceneCellResult};
 use super::file::SCENE_TAN_THETA_KEY;
-use super::map::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
+use super::map_style::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
 use crate::run::multibody::StickSlipCycle;
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;

@@ -9,6 +9,7 @@ pub mod slide_or_tip;
 pub mod solid;
 pub mod solid_driven;
 pub mod solid_stack;
+pub mod solid_summary;
 pub mod stepped;
 mod support;
 

@@ -14,21 +14,17 @@ use nalgebra::Matrix3;
 use serde::Serialize;
 
 use super::slide_or_tip::{self, Outcome, SlideOrTip, SlideOrTipAnalytic};
-use super::solid_stack::InclineStack;
-use super::{
-    Breakaway, ContactRow, DriverSummary, SceneRunError, StackAccelerations, least_squares_slope,
-    push_contact_rows, support,
-};
+use super::{ContactRow, SceneRunError, least_squares_slope, push_contact_rows, support};
 use crate::contact::{ContactPoint, PairDistance};
+use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
-use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::Vec3;
 use crate::run::runner::RECORD_CHUNK_STEPS;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
-use crate::scene::bodies::Material;
 use crate::scene::multibody::drivers::DriverForce;
-use crate::scene::multibody::solid::{SolidBodySpec, SolidScene, SolidShape};
+use crate::scene::multibody::solid::SolidScene;
+use crate::scene::multibody::solid_body::{SolidBodySpec, SolidShape};
 use crate::solver::Simulation;
 
 /// A body has stopped translating (spinning) once its centroid's speed over the surface (its
@@ -121,86 +117,6 @@ pub struct SlideSpin {
     pub launch_ratio: Option<f64>,
 }
 
-/// A body in `summary.json`.
-#[derive(Clone, Debug, Serialize)]
-pub struct SolidBodySummary {
-    /// Name.
-    pub name: String,
-    /// Its mesh's nodes.
-    pub nodes: usize,
-    /// Its mesh's tetrahedra.
-    pub tetrahedra: usize,
-    /// Its material (`"neo_hookean"`, `"mass_spring"` or `"affine"`: then the mesh's nodes are
-    /// placed by four control nodes, the state's).
-    pub material: &'static str,
-    /// Total mass, kg.
-    pub mass_kg: f64,
-    /// The body or half-space it rests on at the end (pressing on it hardest, else the nearest
-    /// half-space).
-    pub support: Option<String>,
-    /// Its verdict relative to its support's surface (SPEC.md §2's window).
-    pub verdict: Verdict,
-}
-
-/// `summary.json` of a 3D scene.
-#[derive(Clone, Debug, Serialize)]
-pub struct SolidSummary {
-    /// Case name.
-    pub case: String,
-    /// Case file.
-    pub source: Option<String>,
-    /// `--set` overrides, as given.
-    pub overrides: Vec<String>,
-    /// 3.
-    pub dimension: usize,
-    /// Time step, s.
-    pub h: f64,
-    /// Simulated duration, s.
-    pub duration: f64,
-    /// The bodies.
-    pub bodies: Vec<SolidBodySummary>,
-    /// The verdict's rule in words.
-    pub verdict_rule: String,
-    /// The drivers, with their forces at the end.
-    pub drivers: Vec<DriverSummary>,
-    /// A body on an incline: measured.
-    pub incline: Option<Incline>,
-    /// …and SPEC.md §6's.
-    pub incline_analytic: Option<Incline>,
-    /// A cylinder launched sliding and/or spinning on a level plane: measured.
-    pub slide_spin: Option<SlideSpin>,
-    /// …and SPEC.md §8's.
-    pub slide_spin_analytic: Option<SlideSpin>,
-    /// A box started at rest on an incline: stay, slide or tip, measured (SPEC.md §8).
-    pub slide_or_tip: Option<SlideOrTip>,
-    /// …and by the closed form.
-    pub slide_or_tip_analytic: Option<SlideOrTipAnalytic>,
-    /// Two bodies stacked on an incline: measured (`run::multibody::solid_stack`).
-    pub incline_stack: Option<InclineStack>,
-    /// …and in closed form.
-    pub incline_stack_analytic: Option<InclineStack>,
-    /// A body pulled by a spring over a fixed half-space: its breakaway, measured
-    /// (`run::multibody::solid_driven`; none if it never broke away)…
-    pub breakaway: Option<Breakaway>,
-    /// …and SPEC.md §8's.
-    pub breakaway_analytic: Option<Breakaway>,
-    /// Two stacked bodies, the lower pulled by a constant force: the lower and upper bodies'
-    /// names…
-    pub stack_bodies: Option<[String; 2]>,
-    /// …their accelerations along the ground, measured…
-    pub stack: Option<StackAccelerations>,
-    /// …and SPEC.md §8's.
-    pub stack_analytic: Option<StackAccelerations>,
-    /// Solver statistics (`max_inverted_triangles` counts tetrahedra here).
-    pub solver: SolverTotals,
-    /// The impulse-law cross-check over the records handed to it (none when off).
-    pub cross_check: Option<CrossCheckReport>,
-    /// Wall time of its post-pass, s.
-    pub post_pass_seconds: f64,
-    /// Wall time of the run, s.
-    pub wall_seconds: f64,
-}
-
 /// How body `k` sits on its support at t = 0: the half-space or flat triangle mesh nearest it
 /// ([`SolidScene::nearest_support`]).
 #[derive(Clone, Copy, Debug)]
@@ -232,11 +148,11 @@ pub struct SolidRunner {
     pub(super) footing: Vec<Option<Footing>>,
     axis0: Vec<Vec3>,
     centre0: Vec<Vec3>,
-    started: Instant,
+    pub(super) started: Instant,
     contacts: Vec<ContactPoint<3>>,
     pairs: Vec<PairDistance<3>>,
     /// The impulse-law cross-check of every contact, if on ([`SolidRunner::set_cross_check`]).
-    check: Option<PostPass<3>>,
+    pub(super) check: Option<PostPass<3>>,
     /// Every step's contact pairs within d̂ once [`SolidRunner::record_contacts`] was called.
     pub contact_rows: Vec<ContactRow<3>>,
     recording: bool,
@@ -539,7 +455,7 @@ impl SolidRunner {
     /// §2's window): its displacement over the support's surface (a body support's own
     /// displacement, a belt's surface velocity taken off) along the fall line on an incline,
     /// else along its last window's motion; its tilt for the tumbling rule.
-    fn body_verdict(&self, k: usize, support: Option<(usize, Vec3)>) -> Verdict {
+    pub(super) fn body_verdict(&self, k: usize, support: Option<(usize, Vec3)>) -> Verdict {
         let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let tilt: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].tilt).collect();
         let dhat = self.scene.barrier.dhat;
@@ -791,110 +707,6 @@ impl SolidRunner {
     /// then.
     pub fn driven(&self) -> bool {
         !self.scene.drivers.is_empty()
-    }
-
-    /// The run's summary.
-    pub fn summary(&self) -> SolidSummary {
-        let sc = &self.scene;
-        let bodies = sc
-            .bodies
-            .iter()
-            .enumerate()
-            .map(|(k, b)| {
-                let support = self.support(k);
-                SolidBodySummary {
-                    name: b.name.clone(),
-                    nodes: b.mesh.len(),
-                    tetrahedra: b.mesh.tets.len(),
-                    material: match b.material {
-                        Material::NeoHookean(_) => "neo_hookean",
-                        Material::MassSpring { .. } => "mass_spring",
-                        Material::Affine { .. } => "affine",
-                    },
-                    mass_kg: self.body_mass(k),
-                    support: support.map(|(m, _)| sc.member_name(m).to_string()),
-                    verdict: self.body_verdict(k, support),
-                }
-            })
-            .collect();
-        let (slide_or_tip, slide_or_tip_analytic) = match self.slide_or_tip() {
-            Some((m, a)) => (Some(m), Some(a)),
-            None => (None, None),
-        };
-        // A box the closed form says tips has no incline answer (its acceleration or creep
-        // assume it rests on its face).
-        let tips = slide_or_tip_analytic.is_some_and(|a| a.outcome == Outcome::Tip);
-        let (incline, incline_analytic) = match self.incline().filter(|_| !tips) {
-            Some((m, a)) => (Some(m), Some(a)),
-            None => (None, None),
-        };
-        let (slide_spin, slide_spin_analytic) = match self.slide_spin() {
-            Some((m, a)) => (Some(m), Some(a)),
-            None => (None, None),
-        };
-        let (incline_stack, incline_stack_analytic) = match self.incline_stack() {
-            Some((m, a)) => (Some(m), Some(a)),
-            None => (None, None),
-        };
-        let (breakaway, breakaway_analytic) = match self.breakaway() {
-            Some((m, a)) => (m, Some(a)),
-            None => (None, None),
-        };
-        let (stack_bodies, stack, stack_analytic) = match self.pulled_stack() {
-            Some(p) => (
-                Some([
-                    sc.bodies[p.lower].name.clone(),
-                    sc.bodies[p.upper].name.clone(),
-                ]),
-                Some(p.measured),
-                Some(p.analytic),
-            ),
-            None => (None, None, None),
-        };
-        SolidSummary {
-            case: sc.name.clone(),
-            source: sc.source.as_ref().map(|p| p.display().to_string()),
-            overrides: sc.overrides.clone(),
-            dimension: 3,
-            h: sc.h,
-            duration: self.sim.time(),
-            bodies,
-            drivers: DriverSummary::all(
-                &sc.drivers,
-                &sc.bodies
-                    .iter()
-                    .map(|b| b.name.as_str())
-                    .collect::<Vec<_>>(),
-                &self
-                    .rows
-                    .last()
-                    .map_or_else(Vec::new, |r| r.drivers.clone()),
-            ),
-            verdict_rule: format!(
-                "per body, relative to what it rests on at the end (the body or half-space pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if no node is within d_hat of it at any sample; tumbling if its local z axis turned more than {:.0} degrees; stopped if its displacement along the surface (the fall line on an incline, else its last window's motion) is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
-                verdict::WINDOW_S,
-                verdict::TUMBLING_ANGLE_RAD.to_degrees(),
-                verdict::STOPPED_DISPLACEMENT_M,
-                verdict::SLIDING_SPEED_M_PER_S
-            ),
-            incline,
-            incline_analytic,
-            slide_or_tip,
-            slide_or_tip_analytic,
-            slide_spin,
-            slide_spin_analytic,
-            incline_stack,
-            incline_stack_analytic,
-            breakaway,
-            breakaway_analytic,
-            stack_bodies,
-            stack,
-            stack_analytic,
-            solver: self.totals,
-            cross_check: self.check.as_ref().map(PostPass::report),
-            post_pass_seconds: self.check.as_ref().map_or(0.0, PostPass::seconds),
-            wall_seconds: self.started.elapsed().as_secs_f64(),
-        }
     }
 }
 

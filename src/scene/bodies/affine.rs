@@ -65,7 +65,7 @@ impl AffineBody {
         let mass: f64 = mesh.mass.iter().sum();
         let volume = mesh.volume();
         let density = mass / volume;
-        let centroid = super::super::multibody::solid::centroid(mesh);
+        let centroid = super::tet_mesh::centroid(mesh);
         let mut second_moment = Matrix3::zeros();
         for t in &mesh.tets {
             let x: Vec<Vec3> = t.iter().map(|&n| mesh.x0[n] - centroid).collect();

@@ -255,3 +255,14 @@ impl TetMesh {
         builder.add_potential(Box::new(StiffnessDamping::new(elastic, beta)));
     }
 }
+
+/// The mass-weighted centroid of `mesh`, m.
+pub fn centroid(mesh: &TetMesh) -> Vec3 {
+    let m: f64 = mesh.mass.iter().sum();
+    mesh.x0
+        .iter()
+        .zip(&mesh.mass)
+        .map(|(x, mi)| x * *mi)
+        .sum::<Vec3>()
+        / m
+}

@@ -10,7 +10,7 @@ use crate::contact::candidates::CandidateSource;
 use crate::contact::candidates::point_edge::PointEdgeSource;
 use crate::energy::Vec2;
 use crate::scene::case_file::{CaseError, Validator};
-use crate::scene::slope::MIN_START_CLEARANCE_OF_DHAT;
+use crate::scene::limits::MIN_START_CLEARANCE_OF_DHAT;
 
 impl Validator<'_> {
     /// Every node clear of every half-space by [`MIN_START_CLEARANCE_OF_DHAT`] d̂; no body

@@ -16,6 +16,7 @@ pub mod geometry;
 pub mod schema;
 mod settings;
 pub mod solid;
+pub mod solid_body;
 pub(crate) mod solid_clearance;
 pub mod solid_schema;
 pub mod system;
@@ -37,13 +38,12 @@ use crate::scene::bodies::gmsh::read_triangle_mesh;
 use crate::scene::bodies::rectangle::rectangle;
 use crate::scene::bodies::square::square;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
+use crate::scene::limits::MAX_NODES;
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
-use crate::scene::slope::MAX_NODES;
 use crate::scene::{CaseKind, Mesh};
 use crate::solver::{InitialGuess, Lagging};
 
-/// The `kind` of scene case files.
-pub const SCENE_KIND: &str = "scene";
+pub use crate::scene::kind::SCENE_KIND;
 
 /// The node sets a driver can name, in a body's own frame at rest.
 pub const NODE_SETS: [&str; 5] = ["all", "left", "right", "bottom", "top"];

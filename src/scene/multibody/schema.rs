@@ -245,11 +245,11 @@ pub struct FrictionSection {
 }
 
 fn default_lagging_tol() -> f64 {
-    crate::scene::slope::DEFAULT_LAGGING_TOL
+    crate::scene::limits::DEFAULT_LAGGING_TOL
 }
 
 fn default_max_lagging() -> usize {
-    crate::scene::slope::DEFAULT_MAX_LAGGING
+    crate::scene::limits::DEFAULT_MAX_LAGGING
 }
 
 /// `[barrier]`.

@@ -8,7 +8,7 @@ use crate::contact::{BarrierParams, Coefficients};
 use crate::energy::neo_hookean::Elasticity;
 use crate::scene::bodies::Material;
 use crate::scene::case_file::{CaseError, NewtonSection, TimeSection, Validator};
-use crate::scene::slope::{MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_STEPS};
+use crate::scene::limits::{MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_STEPS};
 
 /// The validated friction, barrier, time and Newton settings of a scene.
 #[derive(Clone, Debug)]

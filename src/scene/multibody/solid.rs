@@ -19,6 +19,7 @@ use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
 use super::drivers::{DriverFields, DriverForce, DriverSpec, Face, face_nodes};
+use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
 use super::triangle_obstacle::TriangleObstacle;
@@ -28,15 +29,16 @@ use crate::contact::{
 };
 use crate::energy::gravity::GravityEnergy;
 use crate::energy::{Projection, Vec3};
+use crate::scene::bodies::Material;
 use crate::scene::bodies::affine::AffineBody;
 use crate::scene::bodies::cuboid::cuboid;
 use crate::scene::bodies::cylinder::cylinder;
 use crate::scene::bodies::ellipsoid::ellipsoid;
 use crate::scene::bodies::gmsh::read_tet_mesh;
-use crate::scene::bodies::{Material, TetMesh};
+use crate::scene::bodies::tet_mesh::centroid;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
+use crate::scene::limits::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
-use crate::scene::slope::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
 use crate::solver::driver::LinearMotion;
 use crate::solver::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder};
 
@@ -65,70 +67,6 @@ const SOLID_FACES: [Face; 6] = [
 /// a thousandth of its largest size), or all of them.
 fn solid_node_set(local: &[Vec3], set: &str) -> Vec<usize> {
     face_nodes(local, &SOLID_FACES, set)
-}
-
-/// The shape a 3D body was generated as (what the analytic checks need of it).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SolidShape {
-    /// A cuboid of (width, depth, height), m.
-    Cuboid(Vec3),
-    /// A cylinder of `radius` and `height`, m.
-    Cylinder {
-        /// m.
-        radius: f64,
-        /// m.
-        height: f64,
-    },
-    /// An ellipsoid of these semi-axes (local x, y, z), m.
-    Ellipsoid(Vec3),
-    /// A mesh read from a file.
-    Mesh,
-}
-
-/// A 3D body.
-#[derive(Clone, Debug)]
-pub struct SolidBodySpec {
-    /// Its name.
-    pub name: String,
-    /// Its mesh at t = 0.
-    pub mesh: TetMesh,
-    /// Its shape.
-    pub shape: SolidShape,
-    /// Every node's initial velocity, m/s (v + ω × (x − c)).
-    pub velocities: Vec<Vec3>,
-    /// The centre's initial velocity, m/s.
-    pub velocity: Vec3,
-    /// The initial angular velocity, rad/s.
-    pub angular_velocity: Vec3,
-    /// What it is made of.
-    pub material: Material,
-    /// Stiffness-proportional damping time β, s (0: none; neo-Hookean only).
-    pub damping: f64,
-    /// Two nodes on its local z axis (bottom, top): their joining vector's turn is its tilt.
-    pub axis: [usize; 2],
-    /// Every node at rest in the body's own frame (before its rotation, about its centre), m:
-    /// where the drivers' node sets are taken.
-    pub local: Vec<Vec3>,
-    /// Whether every boundary node keeps its full contact weight against a half-space
-    /// (`contact_weights = "full"`) rather than the share facing it at t = 0.
-    pub full_contact_weights: bool,
-    /// The body as an affine body (`material = "affine"`): its four control nodes are its nodes in
-    /// the state vector, and its mesh's nodes are placed by them.
-    pub affine: Option<AffineBody>,
-}
-
-impl SolidBodySpec {
-    /// Its mesh's nodes placed from its nodes of the state vector `x` (m) into `out` (cleared
-    /// first): the same positions, or for an affine body those its control nodes give.
-    pub fn place(&self, x: &[Vec3], out: &mut Vec<Vec3>) {
-        match &self.affine {
-            Some(a) => a.place(x, out),
-            None => {
-                out.clear();
-                out.extend_from_slice(x);
-            }
-        }
-    }
 }
 
 /// A body's support: a half-space or a flat triangle mesh ([`SolidScene::nearest_support`]).
@@ -614,17 +552,6 @@ impl SolidScene {
             .find(|(a, b, _)| (*a, *b) == (k, other) || (*b, *a) == (k, other))
             .map_or(self.friction, |(_, _, c)| *c)
     }
-}
-
-/// The mass-weighted centroid of `mesh`, m.
-pub fn centroid(mesh: &TetMesh) -> Vec3 {
-    let m: f64 = mesh.mass.iter().sum();
-    mesh.x0
-        .iter()
-        .zip(&mesh.mass)
-        .map(|(x, mi)| x * *mi)
-        .sum::<Vec3>()
-        / m
 }
 
 impl Validator<'_> {

@@ -9,7 +9,7 @@
 //! are large); and one body wholly inside another (then its first node is inside one of the
 //! other's tetrahedra).
 
-use super::solid::SolidBodySpec;
+use super::solid_body::SolidBodySpec;
 use super::triangle_obstacle::TriangleObstacle;
 use crate::contact::broad_phase::{Aabb, SweepAndPrune};
 use crate::contact::candidates::CandidateSource;
@@ -18,7 +18,7 @@ use crate::contact::candidates::point_triangle::PointTriangleSource;
 use crate::contact::{ContactPair, ContactSurface};
 use crate::energy::Vec3;
 use crate::scene::case_file::{CaseError, Validator};
-use crate::scene::slope::MIN_START_CLEARANCE_OF_DHAT;
+use crate::scene::limits::MIN_START_CLEARANCE_OF_DHAT;
 
 /// Every body's nodes in one list (body by body), then every triangle mesh's vertices, and
 /// their boundary surface, numbered as the friction table numbers them (the meshes from

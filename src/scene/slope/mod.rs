@@ -20,17 +20,12 @@ use crate::scene::case_file::{
     CaseError, Validator, parse_case_toml, peek_kind, read_case_file, whole_steps,
 };
 use crate::scene::kind::{CaseKind, SLOPE_KIND};
+pub use crate::scene::limits::{
+    DEFAULT_LAGGING_TOL, DEFAULT_MAX_LAGGING, MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_NODES,
+    MAX_STEPS, MIN_START_CLEARANCE_OF_DHAT,
+};
+use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 use crate::solver::{InitialGuess, Lagging};
-
-/// At most this many time steps a run (duration / h). A step of the book's 25-node square takes
-/// about 20 µs, so 10⁷ steps are minutes of work and 800 MB of trajectory rows; far more is a
-/// typing error (`h = 1e-12`), which would otherwise try to allocate the whole trajectory and
-/// abort, or loop for centuries (`h = 1e-300`).
-pub const MAX_STEPS: f64 = 1e7;
-
-/// At most this many nodes, (n_seg + 1)², i.e. n_seg ≤ 999: a 2·10⁶-unknown sparse Cholesky
-/// per Newton iteration, hours per simulated second; more is beyond what this solver is for.
-pub const MAX_NODES: f64 = 1e6;
 
 /// At most this much memory, bytes, by [`RunEstimate::bytes`] (2 GiB): the trajectory, the
 /// per-node state and buffers, and the Cholesky factor. The book's square over the full 10⁷
@@ -45,25 +40,6 @@ const BYTES_PER_ROW: f64 = 80.0;
 /// Bytes a node holds: positions, velocities, μλ, the Newton buffers, masses, areas, and its
 /// share of the edge buffers and of the assembled matrix (~4 edges a node); an upper estimate.
 const BYTES_PER_NODE: f64 = 1024.0;
-
-/// The starting clearance every node must have from the slope, as a fraction of d̂.
-///
-/// Why: the barrier's curvature is A κ (d + d̂) / (2 d² d̂), growing as 1/d². At d = 10⁻³ d̂ it is
-/// about 10⁶ times its value at d̂/2, which double precision still factorises next to the mass
-/// term; at the d ≈ 10⁻¹⁷ m of a node placed exactly on the slope it is 10³⁰ times larger, the
-/// Cholesky factorisation fails ("Hessian not positive definite") or the node is glued in
-/// place. A body resting on the slope sits at a sizeable fraction of d̂ (the book's square at
-/// ≈ 0.3 d̂), so no meaningful start is refused.
-pub const MIN_START_CLEARANCE_OF_DHAT: f64 = 1e-3;
-
-/// At most this many Newton iterations a step (`newton.max_iterations`): far above what any
-/// case needs (SPEC.md §6: 175 in the worst step at n_seg = 16), so a larger bound only turns
-/// a failing step into a hang.
-pub const MAX_NEWTON_ITERATIONS: usize = 100_000;
-
-/// At most this many line-search halvings (`newton.max_halvings`): α = 2⁻¹⁰⁷⁴ is the smallest
-/// positive double, so further halvings only repeat α = 0.
-pub const MAX_HALVINGS: usize = 1074;
 
 /// What a run of a scene needs, estimated before anything is allocated.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -717,5 +693,30 @@ impl Validator<'_> {
                 "nothing",
             )),
         }
+    }
+}
+
+impl Scene {
+    /// Reads a case file, applies `overrides` in order (a later one wins) and validates the
+    /// result as [`Scene::load`] does. The scene records the overrides.
+    pub fn load_with_overrides(path: &Path, overrides: &[Override]) -> Result<Scene, CaseError> {
+        let text = crate::scene::case_file::read_case_file(path)?;
+        Scene::from_toml_with_overrides(&text, path, overrides)
+    }
+
+    /// [`Scene::from_toml`] with `overrides` applied to the parsed document first. With no
+    /// overrides this is exactly [`Scene::from_toml`].
+    pub fn from_toml_with_overrides(
+        text: &str,
+        path: &Path,
+        overrides: &[Override],
+    ) -> Result<Scene, CaseError> {
+        if overrides.is_empty() {
+            return Scene::from_toml(text, path);
+        }
+        let case: CaseFile = parse_with_overrides(text, path, overrides)?;
+        let mut scene = Scene::from_case(&case, Some(path)).map_err(|e| attribute(e, overrides))?;
+        scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
+        Ok(scene)
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contact::BarrierKind;
 use crate::scene::case_file::{NewtonSection, TimeSection, exactly_two, exactly_two_opt};
+use crate::scene::limits::{DEFAULT_LAGGING_TOL, DEFAULT_MAX_LAGGING};
 use crate::solver::Lagging;
 
 /// `[square]`: the elastic square and its grid.
@@ -115,11 +116,6 @@ pub struct FrictionSection {
 fn is_semi_implicit(l: &Lagging) -> bool {
     *l == Lagging::SemiImplicit
 }
-
-/// Default of `friction.lagging_tol`: 1e-6 of the largest normal force.
-pub const DEFAULT_LAGGING_TOL: f64 = 1e-6;
-/// Default of `friction.max_lagging`.
-pub const DEFAULT_MAX_LAGGING: usize = 20;
 
 fn default_lagging_tol() -> f64 {
     DEFAULT_LAGGING_TOL
