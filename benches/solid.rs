@@ -18,7 +18,7 @@
 //! end of its table run, with each factorisation (`solid/slide10/*`), and the PSD projection of
 //! the neo-Hookean's 9 × 9 ∂²Ψ/∂F² over 1 000 deformation gradients near rest (F = I + H,
 //! |Hᵢⱼ| ≤ 0.02, as in a stiff body), numerically (eigen-decomposition of the 9 × 9) and in
-//! closed form (`energy/neo_hookean_eigensystem.rs`): `projection/{numerical,closed_form}`.
+//! closed form (`energy/neo_hookean/eigensystem.rs`): `projection/{numerical,closed_form}`.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -150,8 +150,8 @@ fn slide_step(c: &mut Criterion) {
 }
 
 fn projection(c: &mut Criterion) {
+    use stickslip::energy::neo_hookean::eigensystem as neo_hookean_eigensystem;
     use stickslip::energy::neo_hookean::stress_derivative_matrix;
-    use stickslip::energy::neo_hookean_eigensystem;
     use stickslip::energy::psd::ProjectFixed;
     let (mu, lambda) = (3.8e6, 9.6e6);
     let mut seed = 1u64;

@@ -33,17 +33,16 @@
 pub mod api;
 pub mod app;
 pub mod console;
-pub mod contact;
 pub mod cross_check;
-pub mod energy;
 pub mod gpu;
 pub mod graphics;
 pub mod number_format;
-pub mod parallel;
 pub mod process_stamp;
 pub mod rigid;
 pub mod run;
 pub mod scene;
-pub mod solver;
 pub mod sweep;
 pub mod view;
+
+// The core crate (stickslip-core) under the paths the rest of the crate and its users know.
+pub use stickslip_core::{contact, energy, parallel, solver};

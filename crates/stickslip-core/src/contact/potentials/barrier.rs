@@ -3,7 +3,8 @@
 //! Per pair with distance d (m) and contact area A, active when d < d̂, s = d/d̂, the book's form
 //! (C¹ at d̂): b = A d̂ (κ/2)(s − 1) ln s (J); ∂b/∂d = A d̂ (κ/2)(ln s/d̂ + (s − 1)/d) (N);
 //! ∂²b/∂d² = A d̂ κ (d + d̂)/(2 d² d̂) (N/m). With [`BarrierKind::Ipc`] the kernel is the C²
-//! barrier of [`super::barrier_ipc`] (SPEC.md §6) instead.
+//! barrier of [`crate::contact::barrier::ipc`] (SPEC.md §6) instead. The barrier function b(d)
+//! itself, its kinds and constants, is [`crate::contact::barrier`].
 //!
 //! Over the stencil: ∂b/∂x = b′ ∇d, ∂²b/∂x² = b″ ∇d ∇dᵀ + b′ ∇²d. For a pair whose distance
 //! is linear (a node against a half-space: ∇d = n) the block b″ n nᵀ is PSD as it is; otherwise
@@ -13,78 +14,12 @@
 //! exact whatever the last update; its gradient and Hessian are over the collisions active at
 //! the last [`BarrierPotential::update`], which the solver makes at every iterate.
 
-use serde::{Deserialize, Serialize};
-
-use super::barrier_ipc;
 use crate::contact::ContactPair;
+pub use crate::contact::barrier::{BarrierKind, BarrierParams};
 use crate::contact::collisions::normal::{NormalCollision, active};
-use crate::contact::pair::MAX_STENCIL;
+use crate::contact::pair::{MAX_STENCIL, MOLLIFIER_HESSIAN};
 use crate::energy::psd::project_in_place;
 use crate::energy::{Elements, Energy, StepState, Vector};
-
-/// Which barrier function (case key `barrier.kind`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BarrierKind {
-    /// The book's A d̂ (κ/2)(s − 1) ln s, C¹ at d̂ (SPEC.md §2).
-    #[default]
-    Book,
-    /// IPC's −(Aκ/2d̂)(d − d̂)² ln(d/d̂), C² at d̂ (SPEC.md §6; [`super::barrier_ipc`]).
-    Ipc,
-}
-
-/// The barrier's constants.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BarrierParams {
-    /// Activation distance d̂, m.
-    pub dhat: f64,
-    /// Stiffness κ, N/m² per unit contact area (Pa).
-    pub kappa: f64,
-    /// The barrier function.
-    pub kind: BarrierKind,
-}
-
-impl BarrierParams {
-    /// b(d) for a pair of contact area `area`, J; +∞ at or past contact.
-    #[inline]
-    pub fn value(&self, d: f64, area: f64) -> f64 {
-        if self.kind == BarrierKind::Ipc {
-            barrier_ipc::value(d, self.dhat, self.kappa, area)
-        } else if d >= self.dhat {
-            0.0
-        } else if d <= 0.0 {
-            f64::INFINITY
-        } else {
-            let s = d / self.dhat;
-            area * self.dhat * (self.kappa / 2.0) * (s - 1.0) * s.ln()
-        }
-    }
-
-    /// ∂b/∂d, N (≤ 0 inside d̂; zero outside).
-    #[inline]
-    pub fn first(&self, d: f64, area: f64) -> f64 {
-        if self.kind == BarrierKind::Ipc {
-            barrier_ipc::first(d, self.dhat, self.kappa, area)
-        } else if d >= self.dhat {
-            0.0
-        } else {
-            let s = d / self.dhat;
-            area * self.dhat * (self.kappa / 2.0) * (s.ln() / self.dhat + (s - 1.0) / d)
-        }
-    }
-
-    /// ∂²b/∂d², N/m.
-    #[inline]
-    pub fn second(&self, d: f64, area: f64) -> f64 {
-        if self.kind == BarrierKind::Ipc {
-            barrier_ipc::second(d, self.dhat, self.kappa, area)
-        } else if d >= self.dhat {
-            0.0
-        } else {
-            area * self.dhat * self.kappa * (d + self.dhat) / (2.0 * d * d * self.dhat)
-        }
-    }
-}
 
 /// The barrier over the candidates of one pair type: a term of E. Its value sums over the
 /// candidates; its gradient and Hessian over the collisions active at the last
@@ -231,9 +166,6 @@ impl<const D: usize, P: ContactPair<D>> BarrierPotential<D, P> {
         }
     }
 }
-
-/// The entries of a mollifier's Hessian buffer: (3 · MAX_STENCIL)².
-pub(crate) const MOLLIFIER_HESSIAN: usize = (3 * MAX_STENCIL) * (3 * MAX_STENCIL);
 
 /// Which blocks [`BarrierPotential::blocks`] makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

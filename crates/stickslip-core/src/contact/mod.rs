@@ -9,6 +9,7 @@
 //! * [`collisions`]: the active pairs within d̂ at an x ([`collisions::normal`]) and the
 //!   friction collisions lagged at xⁿ with their normal force λ, tangent basis T, barycentric
 //!   weights and coefficients ([`collisions::tangential`]).
+//! * [`barrier`]: the barrier function b(d) of one pair, its kinds and constants.
 //! * [`potentials`]: the barrier summed over the candidates and the friction summed over the
 //!   tangential collisions, each an [`crate::energy::Energy`] the solver assembles like any
 //!   other term.
@@ -19,6 +20,7 @@
 //!   every iterate and before every line search.
 //! * [`obstacles`], [`surface`], [`friction_table`]: what pairs are made from.
 
+pub mod barrier;
 pub mod broad_phase;
 pub mod candidates;
 pub mod ccd;
@@ -32,10 +34,10 @@ pub mod potentials;
 pub mod stage;
 pub mod surface;
 
+pub use barrier::{BarrierKind, BarrierParams};
 pub use friction_table::{Coefficients, FrictionTable};
 pub use obstacles::half_space::HalfSpace;
 pub use pair::{ContactPair, MAX_STENCIL, TangentBasis, TangentFrame};
-pub use potentials::barrier::{BarrierKind, BarrierParams};
 pub use potentials::friction::FrictionParams;
 pub use stage::{ContactPoint, ContactStage, ContactTerm, PairDistance};
 pub use surface::{ContactSurface, EmbeddedVertices};

@@ -14,7 +14,6 @@ pub mod gravity;
 pub mod inertia;
 pub mod inversion;
 pub mod neo_hookean;
-pub mod neo_hookean_eigensystem;
 pub mod orthogonality;
 pub mod psd;
 pub mod signed_svd;

@@ -29,7 +29,9 @@
 //! ([`Projection::Clamp`]) project ∂²Ψ/∂F² (D² × D²: 4 × 4 in 2D, 9 × 9 in 3D) to PSD
 //! (negative eigenvalues clamped) before that map: Gᵀ K G with K PSD is PSD, so every element
 //! block is. In 2D by eigen-decomposition of the 4 × 4; in 3D from the closed-form eigensystem
-//! (`neo_hookean_eigensystem.rs`); docs/model.md gives the measured costs.
+//! (`eigensystem.rs`); docs/model.md gives the measured costs.
+
+pub mod eigensystem;
 
 use nalgebra::SMatrix;
 use serde::Serialize;
@@ -232,7 +234,7 @@ fn stress_derivative<const D: usize>(
 
 /// ∂²Ψ/∂F² at `f` projected to PSD in place: in 2D by eigen-decomposition of the 4 × 4 matrix
 /// (negative eigenvalues clamped; [`ProjectFixed`]), in 3D from its eigensystem in closed form
-/// (`neo_hookean_eigensystem.rs`, the same projection within rounding).
+/// (`eigensystem.rs`, the same projection within rounding).
 #[inline]
 fn project_stress_derivative<const D: usize>(
     k: &mut StressDerivative,
@@ -249,7 +251,7 @@ fn project_stress_derivative<const D: usize>(
         }
         3 => {
             let f3 = nalgebra::Matrix3::from_fn(|r, c| f[(r, c)]);
-            super::neo_hookean_eigensystem::project(k, &f3, mu, lambda);
+            eigensystem::project(k, &f3, mu, lambda);
         }
         _ => panic!("D must be 2 or 3"),
     }
@@ -278,7 +280,7 @@ pub fn stress_derivative_matrix<const D: usize>(
 /// μ (Gₐ · G_b) I + λ′ wₐ w_bᵀ + α S(F (Gₐ × G_b)),   S(v)ᵢₖ = εᵢₖᵣ vᵣ,
 ///
 /// (∂²J/∂Fᵢⱼ∂Fₖₗ = εᵢₖᵣ εⱼₗₛ Fᵣₛ contracted with Gₐ,ⱼ G_b,ₗ), less λ (Q Gₐ)(Q G_b)ᵀ for every
-/// negative flip or twist (λ, Q) when `project` (`neo_hookean_eigensystem::project`'s
+/// negative flip or twist (λ, Q) when `project` (`eigensystem::project`'s
 /// projection). False, with `out` untouched, where the projection needs the full eigensystem
 /// (the scaling block not positive definite): the caller builds the block from K then.
 fn tetrahedron_block(
@@ -290,7 +292,7 @@ fn tetrahedron_block(
     scale: f64,
     out: &mut [f64],
 ) -> bool {
-    use super::neo_hookean_eigensystem::{NegativeModes, negative_modes};
+    use eigensystem::{NegativeModes, negative_modes};
     let negative = if project {
         match negative_modes(f, mu, lambda) {
             Some(m) => m,
@@ -1017,7 +1019,7 @@ mod tests {
     }
 
     /// A tetrahedron's block from K's parts (`tetrahedron_block`) against Bᵀ K B with the 9 × 9
-    /// K of `stress_derivative_matrix` (projected by `neo_hookean_eigensystem::project` where
+    /// K of `stress_derivative_matrix` (projected by `eigensystem::project` where
     /// asked) and B the map from node displacements to δF (B₍ᵢ₊₃ⱼ₎,₍₃ₐ₊ₘ₎ = δᵢₘ Gₐ,ⱼ), at random
     /// tetrahedra and F's near rest, stretched, compressed and inverted: equal within rounding
     /// (1e-12 of the block's largest entry). Where the scaling block is not positive definite

@@ -16,6 +16,9 @@ use crate::energy::Vector;
 /// The most nodes a stencil has (point–triangle and edge–edge in 3D).
 pub const MAX_STENCIL: usize = 4;
 
+/// The entries of a mollifier's Hessian buffer: (3 · MAX_STENCIL)².
+pub(crate) const MOLLIFIER_HESSIAN: usize = (3 * MAX_STENCIL) * (3 * MAX_STENCIL);
+
 /// A contact's tangent basis T (SPEC.md §7): D × (D − 1) orthonormal columns spanning the
 /// tangent plane at the closest points, stored as D × 2 with the second column zero in 2D, so
 /// that the tangential velocity u = Tᵀ v_rel is a 2-vector in both dimensions (its second

@@ -1,7 +1,7 @@
 //! The stable neo-Hookean's ∂²Ψ/∂F² in 3D projected to PSD from its eigensystem in closed form
 //! (Smith, de Goes & Kim 2018, §4; Smith, de Goes & Kim 2019 for isotropic energies in general),
 //! instead of a numerical eigen-decomposition of the 9 × 9 matrix (SPEC.md §7; the energy and
-//! its units are `neo_hookean.rs`'s).
+//! its units are `neo_hookean/mod.rs`'s).
 //!
 //! **Derivation.** Write F = U Σ Vᵀ with U, V orthogonal and det U det V = +1, Σ = diag(σ₁, σ₂,
 //! σ₃) (σ₃ negative for an inverted element), so that ‖F‖² = Σ σᵢ² and J = σ₁σ₂σ₃. Ψ is
@@ -23,7 +23,7 @@
 
 use nalgebra::{Matrix3, SymmetricEigen, Vector3};
 
-use super::signed_svd::signed_svd;
+use crate::energy::signed_svd::signed_svd;
 
 /// The six flip and twist eigenvalues (flips first, value k for the pair of indices other than
 /// k), Pa, and the scaling block A = ∂²Ψ/∂σ² (module comment), from the signed singular values.
@@ -184,8 +184,8 @@ pub fn eigenvalues(f: &Matrix3<f64>, mu: f64, lambda: f64) -> [f64; 9] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::stress_derivative_matrix;
     use super::*;
-    use crate::energy::neo_hookean::stress_derivative_matrix;
     use crate::energy::psd;
     use nalgebra::Vector3;
     use nalgebra::{DMatrix, DVector, Rotation3, Unit};
@@ -254,7 +254,7 @@ mod tests {
     }
 
     /// Each pair is an eigenpair of the assembled ∂²Ψ/∂F² (not of the formulas above: the
-    /// matrix is `neo_hookean.rs`'s, from the cofactor and the determinant's Hessian), the
+    /// matrix is `neo_hookean/mod.rs`'s, from the cofactor and the determinant's Hessian), the
     /// vectors orthonormal.
     #[test]
     fn the_closed_form_pairs_are_eigenpairs_of_the_stress_derivative() {

@@ -1,12 +1,14 @@
 //! The three stages for one pair type (candidates → collisions → potentials), behind one
 //! object-safe trait, so that a [`crate::contact::ContactStage`] holds any mix of pair types.
 
+use crate::contact::barrier::BarrierParams;
 use crate::contact::candidates::CandidateSource;
 use crate::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertex;
 use crate::contact::collisions::damped;
 use crate::contact::collisions::tangential::{self, TangentialCollision};
 use crate::contact::pair::MAX_STENCIL;
-use crate::contact::potentials::barrier::{BarrierParams, BarrierPotential, MOLLIFIER_HESSIAN};
+use crate::contact::pair::MOLLIFIER_HESSIAN;
+use crate::contact::potentials::barrier::BarrierPotential;
 use crate::contact::potentials::friction::{FrictionParams, FrictionPotential, blended_mu_lambda};
 use crate::contact::potentials::normal_damping::NormalDampingPotential;
 use crate::contact::{ContactPair, FrictionTable};

@@ -7,8 +7,9 @@
 //! makes none. Friction then holds μλ fixed through the step's Newton iterations; implicit
 //! lagging makes them again at the converged x until λ agrees (`solver::newton`).
 
+use crate::contact::barrier::BarrierParams;
 use crate::contact::pair::MAX_STENCIL;
-use crate::contact::potentials::barrier::{BarrierParams, MOLLIFIER_HESSIAN};
+use crate::contact::pair::MOLLIFIER_HESSIAN;
 use crate::contact::{Coefficients, ContactPair, FrictionTable, TangentFrame};
 use crate::energy::Vector;
 

@@ -9,8 +9,9 @@
 //! they are not lagged again at the converged x.
 
 use crate::contact::ContactPair;
+use crate::contact::barrier::BarrierParams;
 use crate::contact::pair::MAX_STENCIL;
-use crate::contact::potentials::barrier::{BarrierParams, MOLLIFIER_HESSIAN};
+use crate::contact::pair::MOLLIFIER_HESSIAN;
 use crate::energy::Vector;
 
 /// One lagged damped pair.
