@@ -19,9 +19,9 @@ pub const SCENE_LAMPS: [&str; 3] = [
 ];
 
 /// The goal for the belt's stick–slip cycle and for a breakaway against SPEC.md §8:
-/// within 2 % (tests/scene_cases.rs holds the runs to it).
+/// within 2 % (tests/scene/scene_cases.rs holds the runs to it).
 pub const CYCLE_GOAL: f64 = 0.02;
-/// The goal for the stacked blocks' accelerations: within 1 % (tests/scene_cases.rs).
+/// The goal for the stacked blocks' accelerations: within 1 % (tests/scene/scene_cases.rs).
 pub const STACK_GOAL: f64 = 0.01;
 /// Simulated seconds between two judgements of the analytic lamp (its measured figures are
 /// found over every row so far, so not at every step).

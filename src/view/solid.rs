@@ -26,11 +26,11 @@ pub const SOLID_LAMPS: [&str; 3] = [
 /// The incline's acceleration against SPEC.md §6's g(sin θ − μ_k cos θ): within 1 % (the
 /// tests hold `stickslip run` to 0.5 %).
 pub const INCLINE_GOAL: f64 = 0.01;
-/// The creep of a box friction holds against SPEC.md §6's v*: within 10 % (tests/solid_scenes.rs).
+/// The creep of a box friction holds against SPEC.md §6's v*: within 10 % (tests/scene/solid_scenes.rs).
 pub const CREEP_GOAL: f64 = 0.1;
-/// A sliding, spinning puck's stop times against SPEC.md §8's: within 3 % (tests/solid_scenes.rs).
+/// A sliding, spinning puck's stop times against SPEC.md §8's: within 3 % (tests/scene/solid_scenes.rs).
 pub const STOP_GOAL: f64 = 0.03;
-/// Its v/(Rω) near the end against SPEC.md §8's 0.653: within 5 % (tests/solid_scenes.rs).
+/// Its v/(Rω) near the end against SPEC.md §8's 0.653: within 5 % (tests/scene/solid_scenes.rs).
 pub const RATIO_GOAL: f64 = 0.05;
 
 /// A closed form of SPEC.md §6 or §8 the runner measures the scene against (as `stickslip

@@ -10,7 +10,7 @@ use stickslip::energy::Vec2;
 use stickslip::scene::{Override, Scene};
 use stickslip::solver::Simulation;
 
-const BOOK: &str = include_str!("../cases/slope_mu0.11.toml");
+const BOOK: &str = include_str!("../../cases/slope_mu0.11.toml");
 
 /// κ_A of the runs below, J/m² (docs/model.md: how it was chosen).
 const KAPPA: f64 = 1e5;

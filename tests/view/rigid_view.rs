@@ -1,15 +1,14 @@
 //! `stickslip view cases/football.toml`: the 3D view of a rigid case renders headless frames and
 //! writes a screenshot showing the ball and its trail.
 //!
-//! Needs an X11 display, like `tests/viewer.rs`: CI runs it under `xvfb-run -a` with
+//! Needs an X11 display, like `tests/view/viewer.rs`: CI runs it under `xvfb-run -a` with
 //! `STICKSLIP_REQUIRE_DISPLAY=1`, which turns a missing display into a failure; without it the
 //! test prints a notice and returns.
 
 use std::path::Path;
 use std::process::Command;
 
-#[path = "support/picture.rs"]
-mod picture;
+use crate::picture;
 use picture::Picture;
 
 /// The ball at the view's camera distance (≈ 1.9 m) covers ~6 000 px of a 1200 × 800 frame
@@ -27,7 +26,7 @@ fn display_or_skip() -> bool {
     }
     let _ = std::io::Write::write_all(
         &mut std::io::stderr(),
-        b"\n*** rigid_view: SKIPPED, no DISPLAY. Run `xvfb-run -a cargo test --test rigid_view` ***\n",
+        b"\n*** rigid_view: SKIPPED, no DISPLAY. Run `xvfb-run -a cargo test --test view rigid_view::` ***\n",
     );
     false
 }

@@ -23,8 +23,7 @@ use stickslip::view::bounce::Bounce;
 use stickslip::view::layout::{self, Camera};
 use stickslip::view::slope::SlopeCase;
 
-#[path = "support/picture.rs"]
-mod picture;
+use crate::picture;
 use picture::Picture;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stickslip");
@@ -79,7 +78,7 @@ fn display_or_skip(test: &str) -> bool {
     // Straight to stderr, past the test harness's capture, so that the skip is seen.
     let notice = format!(
         "\n********************************************************************\n\
-         * {test}: SKIPPED, no DISPLAY. Run `xvfb-run -a cargo test --test viewer`\n\
+         * {test}: SKIPPED, no DISPLAY. Run `xvfb-run -a cargo test --test view viewer::`\n\
          * (skipped because STICKSLIP_ALLOW_SKIP=1; without it this fails).\n\
          ********************************************************************\n"
     );
@@ -147,7 +146,7 @@ fn case_files() -> Vec<PathBuf> {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         // The book's three slope cases (slope_mu*.toml); cases/football*.toml are
-        // rigid_ellipsoid cases (tests/rigid_view.rs) and slope_tumbling.toml leaves the view.
+        // rigid_ellipsoid cases (tests/view/rigid_view.rs) and slope_tumbling.toml leaves the view.
         .filter(|p| {
             p.file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("slope_mu"))

@@ -8,8 +8,7 @@ use stickslip::app::output::read_trajectory;
 use stickslip::app::plot;
 use stickslip::graphics::{Rgb, case_colour};
 
-#[path = "support/picture.rs"]
-mod picture;
+use crate::picture;
 use picture::Picture;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stickslip");
@@ -213,7 +212,7 @@ fn a_scene_case_among_others_is_refused() {
 /// equal `run`'s `trajectory.csv`; the summary too, but for the wall time and the cross-check,
 /// which a figure does not run), and what is drawn for the box launched across the incline is
 /// its centroid against the sliding point mass (the plot's own RK4): they agree within 1 % of
-/// the path at every drawn time (tests/solid_scenes.rs checks the same path against its own
+/// the path at every drawn time (tests/scene/solid_scenes.rs checks the same path against its own
 /// RK4 at 10 µs), and the ε = v/(R ω) panel of the puck ends near SPEC.md §8's 0.653 line.
 #[test]
 fn a_3d_scene_is_plotted_from_its_run_with_its_reference_dashed() {

@@ -14,7 +14,7 @@
 //! The GPU halves need an adapter: with none they fail, unless `STICKSLIP_ALLOW_SKIP=1` asks to
 //! skip them knowingly (then they print a notice and return).
 
-mod common;
+use crate::common;
 
 use common::{EPS32, dot, f32x3, f64x3, norm};
 use rand::RngExt;

@@ -6,7 +6,7 @@
 //! With no adapter the GPU tests fail, unless `STICKSLIP_ALLOW_SKIP=1` asks to skip them
 //! knowingly (then they print a notice and return).
 
-mod common;
+use crate::common;
 
 use common::{EPS32, f64x3, norm};
 use rand::RngExt;

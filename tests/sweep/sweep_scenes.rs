@@ -152,7 +152,7 @@ fn a_sweep_over_the_belt_runs_resumes_and_collects_the_cycle_beside_the_closed_f
             let closed = number(&header, row, &format!("{name}_analytic"));
             assert!((closed / a - 1.0).abs() < 1e-9, "{name}: {closed} vs {a}");
             // The measured cycle: within the 2 % of issue 20's goal (cases/belt_stick_slip.toml,
-            // tests/scene_cases.rs measure it at the shipped settings).
+            // tests/scene/scene_cases.rs measure it at the shipped settings).
             let measured = number(&header, row, name);
             assert!(
                 (measured / a - 1.0).abs() < 0.02,

@@ -11,7 +11,7 @@ use stickslip::contact::{ContactPair, HalfSpace};
 use stickslip::energy::Vec2;
 use stickslip::scene::Scene;
 
-const BOOK: &str = include_str!("../cases/slope_mu0.11.toml");
+const BOOK: &str = include_str!("../../cases/slope_mu0.11.toml");
 
 /// The book case with `extra` appended (the last section of the file is `[newton]`).
 fn with(extra: &str) -> String {

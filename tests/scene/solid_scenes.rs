@@ -720,7 +720,7 @@ fn a_flat_line_search_updates_the_contacts_before_its_gradient() {
 /// runner's slip threshold, where smoothed friction's static-to-kinetic transition ends);
 /// earlier rows are the landing from half a d̂, the bottom nodes spreading as the weight comes
 /// on, while the spring's force is at most k v · 0.2 s = 2 N. Force and time within 2 %, the 2D breakaway's
-/// goal (tests/scene_cases.rs), here at h = 1 ms, 0.17 % of the breakaway time.
+/// goal (tests/scene/scene_cases.rs), here at h = 1 ms, 0.17 % of the breakaway time.
 #[test]
 fn a_pulled_box_breaks_away_at_mu_s_m_g() {
     let (mass, mu_s, k, v, eps_v) = (1.0, 0.6, 200.0, 0.05, 1e-4);
@@ -940,7 +940,7 @@ fn a_gmsh_mesh_body_slides_down_the_incline_at_g_sin_minus_mu_cos() {
 /// Sliding, friction is μ N and the normal force sits μ b/2 downhill, inside the base iff
 /// μ ≤ w/b whatever θ. So: stay if tan θ ≤ min(μ, w/b), else slide if μ < w/b, else tip. One
 /// cell well inside each region (at least 0.2 in tan θ and μ from every line), as the 2D test of
-/// the same rule (tests/sweep_scenes.rs); what happened is read from trajectory.csv (the tilt of
+/// the same rule (tests/sweep/sweep_scenes.rs); what happened is read from trajectory.csv (the tilt of
 /// the box's local z axis, its downhill distance) and the summary is checked to agree.
 #[test]
 fn the_tall_box_stays_slides_or_tips_in_3d_as_the_closed_form_says() {

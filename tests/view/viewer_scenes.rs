@@ -24,8 +24,7 @@ use stickslip::view::multibody_layout::{belt_marks, body_fill, mark_segment, sce
 use stickslip::view::solid::SolidCase;
 use stickslip::view::solid_layout::{MESH_FILL, shade};
 
-#[path = "support/picture.rs"]
-mod picture;
+use crate::picture;
 use picture::Picture;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stickslip");
@@ -54,7 +53,7 @@ fn display_or_skip(test: &str) -> bool {
     }
     let notice = format!(
         "\n********************************************************************\n\
-         * {test}: SKIPPED, no DISPLAY. Run `xvfb-run -a cargo test --test viewer_scenes`\n\
+         * {test}: SKIPPED, no DISPLAY. Run `xvfb-run -a cargo test --test view viewer_scenes::`\n\
          * (skipped because STICKSLIP_ALLOW_SKIP=1; without it this fails).\n\
          ********************************************************************\n"
     );
@@ -310,7 +309,7 @@ fn the_contact_dots_are_the_pairs_and_regimes_of_contacts_csv() {
 
 /// The lamps over the belt's first 9 s (the first slip at 2.94 s, then the first full cycle
 /// after it, which the runner's measured cycle needs, ends near 8.5 s): every lamp judged and
-/// green, the cycle's within the issue's 2 % of SPEC.md §8 (tests/scene_cases.rs derives it).
+/// green, the cycle's within the issue's 2 % of SPEC.md §8 (tests/scene/scene_cases.rs derives it).
 #[test]
 fn the_belt_lamps_judge_the_cycle_green_and_leave_it_pending_without_one() {
     let scene = MultibodyScene::load(&root().join("cases/belt_stick_slip.toml"), &[]).unwrap();
@@ -713,7 +712,7 @@ fn the_3d_box_lamps_judge_the_incline_green_at_the_end() {
 }
 
 /// The box of `cases/box3d_incline.toml` on a triangle mesh of its incline's plane (the ramp
-/// of tests/solid_contact.rs) instead of the half-space: after 100 steps the box is drawn as on
+/// of tests/scene/solid_contact.rs) instead of the half-space: after 100 steps the box is drawn as on
 /// the half-space, and the ramp's triangles show the mesh's fill shaded by their normal beside
 /// the box (where the projection puts points of the ramp's plane up and down the fall line
 /// from it); no

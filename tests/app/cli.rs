@@ -488,7 +488,7 @@ fn a_failed_run_removes_the_parents_it_created() {
 
 // Finding 6's clean-up of a dead process's staging directory is tested, with the owner check
 // issue 23 asks for (stickslip's marker, this host, boot and PID namespace), in
-// tests/issue_23_nothing_lost.rs (`stale_staging_is_removed_only_with_…`).
+// tests/app/issue_23_nothing_lost.rs (`stale_staging_is_removed_only_with_…`).
 
 /// Finding 6: SIGINT, SIGTERM and SIGHUP remove the staging directory (and the parents the run
 /// created) and end with 128 + the signal number.
