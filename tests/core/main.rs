@@ -4,11 +4,13 @@
 //! One test binary a layer of the source tree (linking the crate once, not once a file); each
 //! module is one file of tests, as its own binary was before.
 
+#[path = "../../crates/stickslip-core/tests/derivatives/harness.rs"]
+mod harness;
+
 mod contact_damping;
-mod derivatives;
-mod derivatives_friction;
 mod elastic_bodies;
 mod freeze;
 mod inversion;
+mod slope_assembly;
 mod solver_errors;
 mod system;

@@ -600,7 +600,7 @@ impl<const D: usize> Simulation<D> {
     /// Sets what a step's E depends on from the current state: x̃ = xⁿ + h vⁿ, xⁿ, the drivers'
     /// positions at the step's end, the contact stage's candidates and friction lagged at xⁿ
     /// (SPEC.md §2, §7). [`Simulation::step_with_tol`] starts with it. Public only for
-    /// tests/core/derivatives.rs, which evaluates a step's E, gradient and Hessian without
+    /// crates/stickslip-core/tests/derivatives/terms.rs, which evaluates a step's E, gradient and Hessian without
     /// stepping; hidden from the documented API.
     #[doc(hidden)]
     pub fn begin_step(&mut self) {
@@ -672,7 +672,7 @@ impl<const D: usize> Simulation<D> {
 
     /// ∇E at `x` (per node, kg·m) and the lower triangle of the projected Hessian over the free
     /// degrees of freedom (kg) as the solver assembles them for its linear solve, for the step
-    /// set by [`Simulation::begin_step`]. Allocates: public only for tests/core/derivatives.rs,
+    /// set by [`Simulation::begin_step`]. Allocates: public only for crates/stickslip-core/tests/derivatives/terms.rs,
     /// hidden from the documented API, not for the Newton loop.
     #[doc(hidden)]
     pub fn assembled_gradient_and_hessian(

@@ -8,13 +8,13 @@
 use nalgebra::{DMatrix, SVector};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stickslip::contact::collisions::tangential::TangentialCollision;
-use stickslip::contact::pair::{TangentFrame, tangent_basis};
-use stickslip::contact::potentials::friction::{
+use stickslip_core::contact::collisions::tangential::TangentialCollision;
+use stickslip_core::contact::pair::{TangentFrame, tangent_basis};
+use stickslip_core::contact::potentials::friction::{
     FrictionParams, FrictionPotential, KINETIC_FROM_EPS_V,
 };
-use stickslip::contact::{Coefficients, MAX_STENCIL};
-use stickslip::energy::{Energy, Projection, StepState};
+use stickslip_core::contact::{Coefficients, MAX_STENCIL};
+use stickslip_core::energy::{Energy, Projection, StepState};
 
 /// Relative tolerance of a central difference with the steps below: truncation ~δ²|f'''|/6 and
 /// rounding ~ε|f|/δ both stay under ~1e-8 of the derivative's scale here (δ = 1e-4 ε_v h in x,

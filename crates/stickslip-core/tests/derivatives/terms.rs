@@ -1,225 +1,37 @@
-//! Every term of E through the one [`Energy`] trait, by one harness, in D = 2 and D = 3: the
-//! gradient it scatters against central finite differences of its value, and the Hessian its
-//! element blocks sum to (unprojected) against central finite differences of that gradient
-//! (SPEC.md §2, §7), at configurations that exercise every regime: springs stretched and
-//! compressed, the book's and IPC's barrier inside and outside d̂ (node × half-space, and a
-//! curved point–point pair written here to reach the barrier's general path), friction
-//! sticking (below ε_v), in the static-to-kinetic transition and slipping. The same harness
-//! checks that value, gradient and Hessian scale alike with the weight, and that the projected
-//! Hessians the solver uses are PSD and equal the exact ones where those are PSD already. And
-//! the gradient and Hessian a `Simulation` assembles for its linear solve (the sum of the terms,
-//! over the free degrees of freedom), against finite differences of the E its line search uses:
-//! the book's square on the slope in 2D, a tetrahedron on a plane with a driven node in 3D.
+//! Every term of E through the harness, in D = 2 and D = 3, at configurations that exercise
+//! every regime (the binary's module comment lists them), and the 3D assembled system.
 
-use nalgebra::{DMatrix, SVector};
-use rand::{RngExt, SeedableRng};
+use crate::harness::*;
+use nalgebra::DMatrix;
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use stickslip::contact::candidates::edge_edge::EdgeEdge;
-use stickslip::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertex;
-use stickslip::contact::candidates::plane_vertex::PlaneVertex;
-use stickslip::contact::candidates::point_edge::PointEdge;
-use stickslip::contact::candidates::point_triangle::PointTriangle;
-use stickslip::contact::candidates::vertex_vertex::VertexVertex;
-use stickslip::contact::collisions::tangential;
-use stickslip::contact::collisions::tangential::TangentialCollision;
-use stickslip::contact::pair::{TangentFrame, tangent_basis};
-use stickslip::contact::potentials::barrier::BarrierPotential;
-use stickslip::contact::potentials::friction::{FrictionParams, FrictionPotential, f1_over_y};
-use stickslip::contact::{
+use stickslip_core::contact::candidates::edge_edge::EdgeEdge;
+use stickslip_core::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertex;
+use stickslip_core::contact::candidates::plane_vertex::PlaneVertex;
+use stickslip_core::contact::candidates::point_edge::PointEdge;
+use stickslip_core::contact::candidates::point_triangle::PointTriangle;
+use stickslip_core::contact::candidates::vertex_vertex::VertexVertex;
+use stickslip_core::contact::collisions::tangential;
+use stickslip_core::contact::collisions::tangential::TangentialCollision;
+use stickslip_core::contact::pair::{TangentFrame, tangent_basis};
+use stickslip_core::contact::potentials::barrier::BarrierPotential;
+use stickslip_core::contact::potentials::friction::{FrictionParams, FrictionPotential, f1_over_y};
+use stickslip_core::contact::{
     BarrierKind, BarrierParams, Coefficients, ContactPair, ContactStage, ContactSurface,
     FrictionTable, HalfSpace, MAX_STENCIL,
 };
-use stickslip::energy::anchor_spring::AnchorSpring;
-use stickslip::energy::constant_force::ConstantForce;
-use stickslip::energy::gravity::GravityEnergy;
-use stickslip::energy::inertia::InertiaEnergy;
-use stickslip::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
-use stickslip::energy::neo_hookean::{self, Elasticity, NeoHookean};
-use stickslip::energy::orthogonality::Orthogonality;
-use stickslip::energy::spring::SpringEnergy;
-use stickslip::energy::stiffness_damping::StiffnessDamping;
-use stickslip::energy::term::scatter_gradient;
-use stickslip::energy::{Energy, Projection, StepState, Vec2};
-use stickslip::solver::driver::LinearMotion;
-use stickslip::solver::{InitialGuess, Lagging, Simulation, SolverSettings, SystemBuilder};
-
-type V<const D: usize> = SVector<f64, D>;
-
-/// Relative tolerance of a central difference. Its truncation error is ~δ²|f'''|/6 and its
-/// rounding error ~ε|f|/δ; with the steps below both stay under ~1e-7 of the derivative's
-/// scale for these energies, so 1e-5 leaves two orders of margin without hiding a wrong term
-/// (a wrong factor or sign gives an O(1) relative error).
-const FD_REL_TOL: f64 = 1e-5;
-
-/// Relative tolerance of "w times the weight-1 result": the weight enters each quantity
-/// through one or two extra roundings, a few ulps (1.1e-16 each); 1e-14 leaves margin.
-const WEIGHT_REL_TOL: f64 = 1e-14;
-
-/// Eigenvalues of a projection may be negative only by rounding: 1e-12 of the largest leaves
-/// ~10⁴ ulps for the recomposition.
-const PSD_REL_TOL: f64 = 1e-12;
-
-fn close(a: f64, b: f64, scale: f64, what: &str) {
-    assert!(
-        (a - b).abs() <= FD_REL_TOL * scale,
-        "{what}: analytic {a:e} vs finite difference {b:e} (scale {scale:e})"
-    );
-}
-
-fn rng() -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(20261201)
-}
-
-fn random<const D: usize>(r: &mut ChaCha8Rng, size: f64) -> V<D> {
-    V::<D>::from_fn(|_, _| r.random_range(-size..size))
-}
-
-/// The term's gradient per node (its element gradients scattered), weight `w`.
-fn node_gradient<const D: usize>(
-    term: &dyn Energy<D>,
-    x: &[V<D>],
-    step: &StepState<D>,
-    w: f64,
-) -> Vec<V<D>> {
-    let elements = term.elements();
-    let mut buf = vec![V::<D>::zeros(); elements.gradient_len()];
-    term.gradient(x, step, w, &mut buf);
-    let mut grad = vec![V::<D>::zeros(); x.len()];
-    scatter_gradient(elements, &buf, &mut grad);
-    grad
-}
-
-/// The dense matrix the term's element Hessian blocks sum to, weight `w`; `psd` selects
-/// [`Energy::psd_hessian`].
-fn dense_hessian<const D: usize>(
-    term: &dyn Energy<D>,
-    x: &[V<D>],
-    step: &StepState<D>,
-    w: f64,
-    psd: bool,
-) -> DMatrix<f64> {
-    let elements = term.elements();
-    let dofs = D * elements.nodes_per_element();
-    let mut buf = vec![0.0; elements.hessian_len(D)];
-    if psd {
-        term.psd_hessian(x, step, w, &mut buf);
-    } else {
-        term.hessian(x, step, w, &mut buf);
-    }
-    let mut dense = DMatrix::zeros(D * x.len(), D * x.len());
-    for e in 0..elements.len() {
-        let global = |i: usize| D * elements.node(e, i / D) + i % D;
-        for c in 0..dofs {
-            for r in 0..dofs {
-                dense[(global(r), global(c))] += buf[dofs * dofs * e + dofs * c + r];
-            }
-        }
-    }
-    dense
-}
-
-fn perturbed<const D: usize>(x: &[V<D>], dof: usize, by: f64) -> Vec<V<D>> {
-    let mut y = x.to_vec();
-    y[dof / D][dof % D] += by;
-    y
-}
-
-/// The harness: `term` (configured without projection) at `x`, with the central-difference
-/// step `delta[i]` for node i's coordinates (small against every length the term varies on
-/// there, and never crossing a kink) and `hessian_floor[i]` the size of the terms node i's
-/// Hessian entries are a sum of (they may cancel to ~0, as friction's do above ε_v in 2D).
-/// Each gradient entry is compared at the scale of its node's gradient, each Hessian entry at
-/// the scale of the larger of its row and its column.
-fn check_energy<const D: usize>(
-    term: &dyn Energy<D>,
-    x: &[V<D>],
-    step: &StepState<D>,
-    delta: &[f64],
-    hessian_floor: &[f64],
-) {
-    let what = format!("{} (D = {D})", term.name());
-    let dofs = D * x.len();
-    let grad = node_gradient(term, x, step, 1.0);
-    let hess = dense_hessian(term, x, step, 1.0, false);
-    let mut fd_grad = vec![V::<D>::zeros(); x.len()];
-    let mut fd_hess = DMatrix::<f64>::zeros(dofs, dofs);
-    for k in 0..dofs {
-        let d = delta[k / D];
-        let (xp, xm) = (perturbed(x, k, d), perturbed(x, k, -d));
-        fd_grad[k / D][k % D] =
-            (term.value(&xp, step, 1.0) - term.value(&xm, step, 1.0)) / (2.0 * d);
-        let gp = node_gradient(term, &xp, step, 1.0);
-        let gm = node_gradient(term, &xm, step, 1.0);
-        for j in 0..dofs {
-            fd_hess[(j, k)] = (gp[j / D][j % D] - gm[j / D][j % D]) / (2.0 * d);
-        }
-    }
-    for i in 0..x.len() {
-        let scale = grad[i].amax().max(fd_grad[i].amax());
-        for c in 0..D {
-            close(
-                grad[i][c],
-                fd_grad[i][c],
-                scale,
-                &format!("{what} gradient, node {i}"),
-            );
-        }
-    }
-    let row_scale: Vec<f64> = (0..dofs)
-        .map(|j| {
-            (0..dofs)
-                .map(|k| hess[(j, k)].abs().max(fd_hess[(j, k)].abs()))
-                .fold(hessian_floor[j / D], f64::max)
-        })
-        .collect();
-    for j in 0..dofs {
-        for k in 0..dofs {
-            close(
-                hess[(j, k)],
-                fd_hess[(j, k)],
-                row_scale[j].max(row_scale[k]),
-                &format!("{what} Hessian ({j}, {k})"),
-            );
-        }
-    }
-    // One scaling convention: value, gradient and Hessian with weight w are w times their
-    // weight-1 selves (w = h² of the book's step).
-    let w = 1e-4;
-    let v1 = term.value(x, step, 1.0);
-    let vw = term.value(x, step, w);
-    assert!(
-        (vw - w * v1).abs() <= WEIGHT_REL_TOL * (w * v1).abs(),
-        "{what} weighted value"
-    );
-    for (gw, g1) in node_gradient(term, x, step, w).iter().zip(&grad) {
-        let err = (gw - g1 * w).amax();
-        assert!(
-            err <= WEIGHT_REL_TOL * w * g1.amax(),
-            "{what} weighted gradient"
-        );
-    }
-    let hw = dense_hessian(term, x, step, w, false);
-    let err = (hw - &hess * w).amax();
-    assert!(
-        err <= WEIGHT_REL_TOL * w * hess.amax(),
-        "{what} weighted Hessian"
-    );
-}
-
-/// The smallest eigenvalue of the symmetric part of `m` relative to its largest magnitude.
-fn min_relative_eigenvalue(m: &DMatrix<f64>) -> f64 {
-    let eig = nalgebra::SymmetricEigen::new((m + m.transpose()) * 0.5).eigenvalues;
-    eig.min() / eig.amax().max(1e-300)
-}
-
-fn state<'a, const D: usize>(x_tilde: &'a [V<D>], x_n: &'a [V<D>], h: f64) -> StepState<'a, D> {
-    StepState {
-        x_tilde,
-        x_n,
-        h,
-        time: h,
-    }
-}
+use stickslip_core::energy::anchor_spring::AnchorSpring;
+use stickslip_core::energy::constant_force::ConstantForce;
+use stickslip_core::energy::gravity::GravityEnergy;
+use stickslip_core::energy::inertia::InertiaEnergy;
+use stickslip_core::energy::inversion::{Inversion, InversionEnergy, cell_triangles, signed_area};
+use stickslip_core::energy::neo_hookean::{self, Elasticity, NeoHookean};
+use stickslip_core::energy::orthogonality::Orthogonality;
+use stickslip_core::energy::spring::SpringEnergy;
+use stickslip_core::energy::stiffness_damping::StiffnessDamping;
+use stickslip_core::energy::{Energy, Projection, StepState, Vec2};
+use stickslip_core::solver::driver::LinearMotion;
+use stickslip_core::solver::{InitialGuess, Lagging, Simulation, SolverSettings, SystemBuilder};
 
 fn inertia_and_gravity<const D: usize>() {
     let mut r = rng();
@@ -549,7 +361,7 @@ impl<const D: usize, P: ContactPair<D>> Energy<D> for ExactBarrier<D, P> {
     fn name(&self) -> &'static str {
         "barrier (exact Hessian)"
     }
-    fn elements(&self) -> stickslip::energy::Elements<'_> {
+    fn elements(&self) -> stickslip_core::energy::Elements<'_> {
         self.0.elements()
     }
     fn value(&self, x: &[V<D>], step: &StepState<D>, w: f64) -> f64 {
@@ -947,7 +759,7 @@ impl<const D: usize> Energy<D> for Skewed<'_, D> {
     fn name(&self) -> &'static str {
         "skewed"
     }
-    fn elements(&self) -> stickslip::energy::Elements<'_> {
+    fn elements(&self) -> stickslip_core::energy::Elements<'_> {
         self.term.elements()
     }
     fn value(&self, x: &[V<D>], step: &StepState<D>, weight: f64) -> f64 {
@@ -996,145 +808,6 @@ fn the_harness_rejects_a_gradient_or_hessian_off_by_a_thousandth() {
             "gradient ×{g}, Hessian ×{h} passed the harness"
         );
     }
-}
-
-/// The gradient and Hessian `sim` assembles for its linear solve (sparse pattern over the free
-/// degrees of freedom, projected blocks, every term scaled as in E) at `x`, against central
-/// differences of the E its line search evaluates (`energy_at`), with step `delta` (m). Each
-/// Hessian entry is compared against the scale sqrt(H_jj H_kk) that bounds it in a PSD matrix:
-/// so a spring entry (~h²k) between two free nodes is checked at its own size, not at the
-/// barrier's of the contact nodes. Returns the number of free degrees of freedom.
-fn assembled_system_matches<const D: usize>(
-    sim: &mut Simulation<D>,
-    x: &[V<D>],
-    delta: f64,
-) -> usize {
-    let (grad, lower) = sim.assembled_gradient_and_hessian(x).unwrap();
-    let free = lower.nrows();
-    let mut hess = DMatrix::<f64>::zeros(free, free);
-    for (row, col, v) in lower.triplet_iter() {
-        hess[(row, col)] = *v;
-        hess[(col, row)] = *v;
-    }
-    // The free degrees of freedom: those the drivers leave alone, in order (the system's rows).
-    let mut prescribed = vec![false; D * x.len()];
-    for d in sim.drivers() {
-        for &node in d.nodes() {
-            for (c, on) in d.axes().iter().enumerate() {
-                prescribed[D * node + c] |= *on;
-            }
-        }
-    }
-    let free_dofs: Vec<usize> = (0..D * x.len()).filter(|&k| !prescribed[k]).collect();
-    assert_eq!(free_dofs.len(), free);
-    let perturbed = |k: usize, sign: f64| {
-        let mut y = x.to_vec();
-        y[k / D][k % D] += sign * delta;
-        y
-    };
-    let g_scale = grad.iter().map(|g| g.amax()).fold(0.0, f64::max);
-    let mut fd_hess = DMatrix::<f64>::zeros(free, free);
-    for (col, &k) in free_dofs.iter().enumerate() {
-        let (xp, xm) = (perturbed(k, 1.0), perturbed(k, -1.0));
-        let fd = (sim.energy_at(&xp) - sim.energy_at(&xm)) / (2.0 * delta);
-        close(
-            grad[k / D][k % D],
-            fd,
-            g_scale,
-            &format!("D = {D}: assembled gradient, dof {k}"),
-        );
-        let (gp, _) = sim.assembled_gradient_and_hessian(&xp).unwrap();
-        let (gm, _) = sim.assembled_gradient_and_hessian(&xm).unwrap();
-        for (row, &j) in free_dofs.iter().enumerate() {
-            fd_hess[(row, col)] = (gp[j / D][j % D] - gm[j / D][j % D]) / (2.0 * delta);
-        }
-    }
-    for j in 0..free {
-        for k in 0..free {
-            let scale = (hess[(j, j)] * hess[(k, k)]).sqrt();
-            close(
-                hess[(j, k)],
-                fd_hess[(j, k)],
-                scale,
-                &format!("D = {D}: assembled Hessian ({j}, {k})"),
-            );
-        }
-    }
-    free
-}
-
-/// The book's μ = 0.11 case set up by hand at one step: the square aligned with the slope,
-/// stretched 2 % (so every spring's Hessian is PSD and the projection changes nothing: the
-/// assembled Hessian must then be the exact one), its bottom row inside d̂ (barrier and lagged
-/// friction active) with slip speeds below and above ε_v.
-#[test]
-fn assembled_gradient_and_hessian_of_the_slope() {
-    use stickslip::scene::Scene;
-    let scene = Scene::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"),
-    )
-    .unwrap();
-    let (dhat, eps_v, h) = (scene.dhat, scene.eps_v, scene.h);
-    let n = scene.normal;
-    let t = Vec2::new(n.y, -n.x);
-    let o = scene.point;
-    let (system, mesh) = scene.system();
-    let mut sim = Simulation::new(system).unwrap();
-    let mut r = rng();
-    // Rest positions relative to the square's centre, rotated so the rest x axis runs along
-    // the slope's tangent and y along its normal, stretched 2 %.
-    let c0 = mesh.x0.iter().sum::<Vec2>() / mesh.len() as f64;
-    let local: Vec<Vec2> = mesh
-        .x0
-        .iter()
-        .map(|x| {
-            let q = (x - c0) * 1.02;
-            t * q.x + n * q.y
-        })
-        .collect();
-    let lowest = local
-        .iter()
-        .map(|q| q.dot(&n))
-        .fold(f64::INFINITY, f64::min);
-    // Bottom row at 0.4 d̂ from the slope; every node jittered by ±0.1 d̂ = 1 mm, under the
-    // 2 % stretch of the shortest edge (5 mm), so every spring stays stretched.
-    let x_n: Vec<Vec2> = local
-        .iter()
-        .map(|q| {
-            o + n * (0.4 * dhat - lowest)
-                + q
-                + n * r.random_range(-0.1..0.1) * dhat
-                + t * r.random_range(-0.1..0.1) * dhat
-        })
-        .collect();
-    let bottom: Vec<usize> = (0..x_n.len())
-        .filter(|&i| (x_n[i] - o).dot(&n) < dhat)
-        .collect();
-    assert_eq!(bottom.len(), 5, "the bottom row, and only it, inside d̂");
-    sim.x = x_n.clone();
-    sim.v = (0..x_n.len())
-        .map(|_| Vec2::new(r.random_range(-0.5..0.5), r.random_range(-0.5..0.5)))
-        .collect();
-    sim.begin_step();
-    // The evaluation point x = xⁿ + h w: the bottom row slips along the slope at 0.2, 0.5,
-    // 2, 5 and 20 ε_v (away from the kink at ε_v) and moves ≤ 0.5 mm/s along the normal.
-    let slips = [0.2, 0.5, 2.0, 5.0, 20.0];
-    let mut x = x_n.clone();
-    for (i, xi) in x.iter_mut().enumerate() {
-        let w = match bottom.iter().position(|&b| b == i) {
-            Some(k) => {
-                t * slips[k] * eps_v * if k % 2 == 0 { 1.0 } else { -1.0 }
-                    + n * r.random_range(-5e-4..5e-4)
-            }
-            None => Vec2::new(r.random_range(-0.1..0.1), r.random_range(-0.1..0.1)),
-        };
-        *xi += w * h;
-    }
-    // δ = 1e-8 m: the slip changes by δ/h = 1e-6 m/s ≤ 0.005 ε_v, far from the kink; the
-    // rounding error of E (|E| ~ 1 kg·m², ε ~ 1e-16) over 2δ is ~1e-8, under 1e-6 of the
-    // gradient's scale; the truncation error (δ² times the third derivative, over 6) is
-    // smaller still.
-    assert_eq!(assembled_system_matches(&mut sim, &x, 1e-8), 50);
 }
 
 /// A mass-spring tetrahedron on a tilted plane in 3D, three nodes inside d̂ sliding at speeds
@@ -1238,7 +911,7 @@ impl Energy<2> for ExactInversion {
     fn name(&self) -> &'static str {
         "inversion (exact Hessian)"
     }
-    fn elements(&self) -> stickslip::energy::Elements<'_> {
+    fn elements(&self) -> stickslip_core::energy::Elements<'_> {
         self.0.elements()
     }
     fn value(&self, x: &[Vec2], step: &StepState<2>, w: f64) -> f64 {
@@ -1777,8 +1450,8 @@ fn assembled_gradient_and_hessian_of_neo_hookean_cubes_on_a_plane() {
 /// negated ones) equals the solver's Hessian of the interior pairs alone, up to rounding.
 #[test]
 fn vertex_vertex_corrections_cancel_duplicate_point_edge_pairs() {
-    use stickslip::contact::candidates::point_edge::AREA_WEIGHT;
-    use stickslip::contact::distance::point_edge::{self, Region};
+    use stickslip_core::contact::candidates::point_edge::AREA_WEIGHT;
+    use stickslip_core::contact::distance::point_edge::{self, Region};
     let dhat = 0.01;
     let params = BarrierParams {
         dhat,
@@ -1916,7 +1589,7 @@ fn point_triangle_pairs(
         let normal = e1.cross(&e2).normalize();
         let foot = t[0] * w[0] + t[1] * w[1] + t[2] * w[2];
         // The in-plane distance from the foot to the triangle, for a foot outside it.
-        let outside = stickslip::contact::distance::point_triangle::distance(&foot, &t);
+        let outside = stickslip_core::contact::distance::point_triangle::distance(&foot, &t);
         let height = ((s * dhat).powi(2) - outside * outside).sqrt();
         x.push(foot + normal * height);
         x.extend_from_slice(&t);
@@ -1939,7 +1612,7 @@ fn edge_edge_pairs(
     dhat: f64,
     cases: &[(f64, f64)],
 ) -> (Vec<V<3>>, Vec<EdgeEdge>) {
-    use stickslip::contact::distance::edge_edge::mollifier_threshold;
+    use stickslip_core::contact::distance::edge_edge::mollifier_threshold;
     let length = 2.0 * dhat;
     let mut x: Vec<V<3>> = Vec::new();
     let mut edges = Vec::new();
@@ -2049,8 +1722,8 @@ fn normal_damping_over<const D: usize, P: ContactPair<D>>(
     params: &BarrierParams,
     size: f64,
 ) {
-    use stickslip::contact::collisions::damped;
-    use stickslip::contact::potentials::normal_damping::NormalDampingPotential;
+    use stickslip_core::contact::collisions::damped;
+    use stickslip_core::contact::potentials::normal_damping::NormalDampingPotential;
     let mut r = rng();
     let (mut collisions, mut stencils) = (Vec::new(), Vec::new());
     damped::lag(pairs, x_n, params, &mut collisions, &mut stencils);
@@ -2232,7 +1905,7 @@ fn a_large_body_assembled_by_element_gives_its_blocks_sum() {
             dense[(3 * k + c, 3 * k + c)] += m;
         }
     }
-    let stickslip::energy::Elements::Tuples { nodes, .. } = nh.elements() else {
+    let stickslip_core::energy::Elements::Tuples { nodes, .. } = nh.elements() else {
         unreachable!("tetrahedra")
     };
     for (e, el) in nodes.chunks_exact(4).enumerate() {
