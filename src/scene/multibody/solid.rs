@@ -44,9 +44,9 @@ use crate::solver::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder
 
 /// The least contact weight of a boundary node, as a fraction of its full share of the
 /// boundary's area, where its faces do not face the half-space
-/// ([`TetMesh::facing_contact_area`]): small enough that a puck's rim nodes carry 0.1 % of their
-/// side faces' share beside their bottom share, large enough that a node turned towards the
-/// plane still meets a barrier.
+/// ([`crate::scene::bodies::TetMesh::facing_contact_area`]): small enough that a puck's rim
+/// nodes carry 0.1 % of their side faces' share beside their bottom share, large enough that a
+/// node turned towards the plane still meets a barrier.
 pub const FACING_FLOOR: f64 = 1e-3;
 
 /// A 3D driver's node sets: all of a body's nodes, or those on one face of its bounding box at
