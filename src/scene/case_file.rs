@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::contact::potentials::friction::StickModel;
 use crate::energy::Projection;
 use crate::number_format::{Short, short_list};
 use crate::solver::InitialGuess;
@@ -148,6 +149,25 @@ fn default_filter_fraction() -> f64 {
     0.9
 }
 
+/// `friction.stick`: how friction holds a contact that sticks (SPEC.md §9).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stick {
+    /// `"smoothed"`: the book's and IPC's smoothed friction (SPEC.md §2, §6), which creeps
+    /// under a static load; the default.
+    #[default]
+    Smoothed,
+    /// `"exact"`: exact stick, a persistent tangential spring per contact with yield
+    /// displacement `friction.eps_d` (`contact::potentials::friction`).
+    Exact,
+}
+
+/// Whether `s` is the default (for `skip_serializing_if`: a case written back keeps the book's
+/// text).
+pub(crate) fn is_smoothed(s: &Stick) -> bool {
+    *s == Stick::Smoothed
+}
+
 /// The text of the case file at `path`, after checking, before opening it, that it is a regular
 /// file of at most 1 MiB: opening a FIFO for reading blocks until a writer comes. Every reader of
 /// case files (slope, rigid, `--set`, the `kind` peek) goes through here.
@@ -228,6 +248,53 @@ impl Validator<'_> {
             Ok(())
         }
     }
+    /// `friction.stick` and `friction.eps_d` (SPEC.md §9) into the core's stick model: with
+    /// `"exact"`, ε_d (m) finite, > 0 and at most `barrier.dhat` = `dhat` (a contact's elastic
+    /// micro-slip inside its barrier's reach), ε_v·h when absent (`eps_v` m/s, `h` s: the
+    /// smoothed model's stick zone per step, so the two stiffnesses at zero slip are of one
+    /// order); refused with `newton.stick_filter` (a line-search bound of the smoothed model's
+    /// stick zone, which exact stick has not). `eps_d` without `"exact"` is refused: it would
+    /// do nothing.
+    pub(crate) fn stick_model(
+        &self,
+        stick: Stick,
+        eps_d: Option<f64>,
+        eps_v: f64,
+        h: f64,
+        dhat: f64,
+        stick_filter: bool,
+    ) -> Result<StickModel, CaseError> {
+        match stick {
+            Stick::Smoothed => match eps_d {
+                Some(e) => Err(self.invalid(
+                    "friction.eps_d",
+                    "only with friction.stick = \"exact\" (smoothed friction has no yield displacement)",
+                    Short(e),
+                )),
+                None => Ok(StickModel::Smoothed),
+            },
+            Stick::Exact => {
+                if stick_filter {
+                    return Err(self.invalid(
+                        "newton.stick_filter",
+                        "cannot be combined with friction.stick = \"exact\" (the filter bounds the smoothed model's stick zone)",
+                        true,
+                    ));
+                }
+                let eps_d = eps_d.unwrap_or(eps_v * h);
+                self.positive("friction.eps_d", eps_d)?;
+                if eps_d > dhat {
+                    return Err(self.invalid(
+                        "friction.eps_d",
+                        &format!("must be at most barrier.dhat = {} m", Short(dhat)),
+                        Short(eps_d),
+                    ));
+                }
+                Ok(StickModel::Exact { eps_d })
+            }
+        }
+    }
+
     pub(crate) fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
         self.finite_vector(key, x)
     }

@@ -31,6 +31,7 @@ pub use schema::SceneFile;
 
 use drivers::{DriverFields, Face, face_nodes};
 
+use crate::contact::potentials::friction::StickModel;
 use crate::contact::{BarrierParams, Coefficients, HalfSpace};
 use crate::energy::{Projection, Vec2};
 use crate::scene::bodies::Material;
@@ -133,6 +134,8 @@ pub struct MultibodyScene {
     pub lagging_tol: f64,
     /// Implicit lagging's bound.
     pub max_lagging: usize,
+    /// How friction holds a sticking contact (SPEC.md §9).
+    pub stick: StickModel,
     /// The barrier.
     pub barrier: BarrierParams,
     /// The barrier's normal damping β_c, s (zero: none; `contact::potentials::normal_damping`).
@@ -294,6 +297,7 @@ impl MultibodyScene {
             lagging: fr.lagging,
             lagging_tol: fr.lagging_tol,
             max_lagging: fr.max_lagging,
+            stick: settings.stick,
             barrier,
             contact_damping: settings.contact_damping,
             h: f.time.h,

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::contact::BarrierKind;
-use crate::scene::case_file::{NewtonSection, TimeSection, exactly_two, exactly_two_opt};
+use crate::scene::case_file::{
+    NewtonSection, Stick, TimeSection, exactly_two, exactly_two_opt, is_smoothed,
+};
 use crate::solver::Lagging;
 
 /// `[bodies.NAME]`: one body: its shape and mesh, placement, density and material.
@@ -242,6 +244,13 @@ pub struct FrictionSection {
     /// Coefficients for particular pairs.
     #[serde(default)]
     pub pairs: BTreeMap<String, FrictionPairSection>,
+    /// How a sticking contact is held (SPEC.md §9): `"smoothed"` (the default) or `"exact"`.
+    #[serde(default, skip_serializing_if = "is_smoothed")]
+    pub stick: Stick,
+    /// Exact stick's yield displacement ε_d, m (finite, > 0, at most `barrier.dhat`; ε_v·h
+    /// when absent); only with `stick = "exact"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eps_d: Option<f64>,
 }
 
 fn default_lagging_tol() -> f64 {

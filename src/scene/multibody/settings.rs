@@ -4,6 +4,7 @@
 //! ([`super::solid::SolidScene`]) scenes alike.
 
 use super::schema::{BarrierSection, FrictionSection};
+use crate::contact::potentials::friction::StickModel;
 use crate::contact::{BarrierParams, Coefficients};
 use crate::energy::neo_hookean::Elasticity;
 use crate::scene::bodies::Material;
@@ -21,6 +22,8 @@ pub(super) struct SceneSettings {
     pub barrier: BarrierParams,
     /// The barrier's normal damping β_c, s (zero: none).
     pub contact_damping: f64,
+    /// How friction holds a sticking contact (`friction.stick`, `friction.eps_d`; SPEC.md §9).
+    pub stick: StickModel,
 }
 
 impl Validator<'_> {
@@ -105,6 +108,14 @@ impl Validator<'_> {
         crate::scene::case_file::whole_steps(time.duration, time.h)
             .map_err(|rule| self.invalid("time.duration", &rule, format!("{} s", time.duration)))?;
         self.positive("newton.tol", n.tol)?;
+        let stick = self.stick_model(
+            fr.stick,
+            fr.eps_d,
+            fr.eps_v,
+            time.h,
+            barrier.dhat,
+            n.stick_filter,
+        )?;
         let freeze = gravity_max * time.h;
         if freeze > 0.0 && n.tol >= freeze {
             return Err(self.invalid(
@@ -145,6 +156,7 @@ impl Validator<'_> {
                 kind: barrier.kind,
             },
             contact_damping: barrier.damping,
+            stick,
         })
     }
 

@@ -23,6 +23,7 @@ use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
 use super::triangle_obstacle::TriangleObstacle;
+use crate::contact::potentials::friction::StickModel;
 use crate::contact::{
     BarrierParams, Coefficients, ContactStage, ContactSurface, EmbeddedVertices, FrictionParams,
     FrictionTable, HalfSpace,
@@ -111,6 +112,8 @@ pub struct SolidScene {
     pub lagging_tol: f64,
     /// Implicit lagging's bound.
     pub max_lagging: usize,
+    /// How friction holds a sticking contact (SPEC.md §9).
+    pub stick: StickModel,
     /// The barrier.
     pub barrier: BarrierParams,
     /// The barrier's normal damping β_c, s (zero: none; `contact::potentials::normal_damping`).
@@ -305,6 +308,7 @@ impl SolidScene {
             lagging: fr.lagging,
             lagging_tol: fr.lagging_tol,
             max_lagging: fr.max_lagging,
+            stick: settings.stick,
             barrier: settings.barrier,
             contact_damping: settings.contact_damping,
             h: f.time.h,
@@ -441,7 +445,8 @@ impl SolidScene {
                 bodies: self.bodies.len(),
             },
         )
-        .with_normal_damping(self.contact_damping);
+        .with_normal_damping(self.contact_damping)
+        .with_stick(self.stick);
         let half_spaces: Vec<_> = self
             .obstacles
             .iter()

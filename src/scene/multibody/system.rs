@@ -79,7 +79,8 @@ impl MultibodyScene {
             },
             table,
         )
-        .with_normal_damping(self.contact_damping);
+        .with_normal_damping(self.contact_damping)
+        .with_stick(self.stick);
         let half_spaces: Vec<_> = self
             .obstacles
             .iter()

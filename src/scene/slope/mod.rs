@@ -13,6 +13,7 @@ use serde::Serialize;
 pub use schema::*;
 
 use crate::contact::BarrierKind;
+use crate::contact::potentials::friction::StickModel;
 use crate::energy::Projection;
 use crate::energy::inversion::Inversion;
 use crate::number_format::Short;
@@ -149,6 +150,9 @@ pub struct Scene {
     pub filter_fraction: f64,
     /// Whether the line search also stops at friction's stick zone (`newton.stick_filter`).
     pub stick_filter: bool,
+    /// How friction holds a sticking contact (`friction.stick`, `friction.eps_d`; SPEC.md §9).
+    #[serde(skip)]
+    pub stick: StickModel,
     /// Where Newton starts a step (`newton.initial_guess`, default the book's xⁿ).
     pub initial_guess: InitialGuess,
     /// The cross-check's late window starts here, s.
@@ -241,6 +245,14 @@ impl Scene {
         v.positive("time.h", case.time.h)?;
         v.positive("time.duration", case.time.duration)?;
         v.positive("newton.tol", case.newton.tol)?;
+        let stick = v.stick_model(
+            case.friction.stick,
+            case.friction.eps_d,
+            case.friction.eps_v,
+            case.time.h,
+            case.barrier.dhat,
+            case.newton.stick_filter,
+        )?;
         let f = case.newton.filter_fraction;
         if !(f > 0.0 && f < 1.0) {
             return Err(v.invalid(
@@ -326,6 +338,7 @@ impl Scene {
             spring_projection: case.newton.projection,
             filter_fraction: case.newton.filter_fraction,
             stick_filter: case.newton.stick_filter,
+            stick,
             initial_guess: case.newton.initial_guess.unwrap_or_default(),
             cross_check_late_from: case.cross_check.late_from,
             cross_check_restitution: case.cross_check.restitution,

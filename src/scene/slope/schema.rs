@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contact::BarrierKind;
-use crate::scene::case_file::{NewtonSection, TimeSection, exactly_two, exactly_two_opt};
+use crate::scene::case_file::{
+    NewtonSection, Stick, TimeSection, exactly_two, exactly_two_opt, is_smoothed,
+};
 use crate::scene::limits::{DEFAULT_LAGGING_TOL, DEFAULT_MAX_LAGGING};
 use crate::solver::Lagging;
 
@@ -111,6 +113,14 @@ pub struct FrictionSection {
     /// Re-lagging passes allowed per step after the first solve (implicit lagging).
     #[serde(default = "default_max_lagging")]
     pub max_lagging: usize,
+    /// How a sticking contact is held (SPEC.md §9): `"smoothed"` (the book's, the default) or
+    /// `"exact"`.
+    #[serde(default, skip_serializing_if = "is_smoothed")]
+    pub stick: Stick,
+    /// Exact stick's yield displacement ε_d, m (finite, > 0, at most `barrier.dhat`; ε_v·h
+    /// when absent); only with `stick = "exact"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eps_d: Option<f64>,
 }
 
 fn is_semi_implicit(l: &Lagging) -> bool {

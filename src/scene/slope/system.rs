@@ -75,7 +75,8 @@ impl Scene {
                 stick_filter: self.stick_filter,
             },
             table,
-        );
+        )
+        .with_stick(self.stick);
         let slope = stage.friction_table().obstacle(0);
         stage.add_half_spaces(surface, &[(HalfSpace::new(self.normal, self.point), slope)]);
         builder.set_contact(stage);

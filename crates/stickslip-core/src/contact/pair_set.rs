@@ -9,7 +9,9 @@ use crate::contact::collisions::tangential::{self, TangentialCollision};
 use crate::contact::pair::MAX_STENCIL;
 use crate::contact::pair::MOLLIFIER_HESSIAN;
 use crate::contact::potentials::barrier::BarrierPotential;
-use crate::contact::potentials::friction::{FrictionParams, FrictionPotential, blended_mu_lambda};
+use crate::contact::potentials::friction::{
+    FrictionParams, FrictionPotential, StickAnchor, StickModel,
+};
 use crate::contact::potentials::normal_damping::NormalDampingPotential;
 use crate::contact::{ContactPair, FrictionTable};
 use crate::energy::{Energy, StepState, Vector};
@@ -120,6 +122,12 @@ pub trait PairSet<const D: usize>: Send + Sync {
     /// The collisions of the last [`PairSet::relag`] replace the lagged ones.
     fn accept_relag(&mut self);
 
+    /// After an accepted step ending at `x` (of the step `step`), exact stick's return
+    /// mapping (SPEC.md §9): every lagged collision's state is kept, by pair key, for the
+    /// collisions lagged at the next step; a pair not lagged this step loses its state.
+    /// Nothing with smoothed friction.
+    fn end_step(&mut self, x: &[Vector<D>], step: &StepState<D>);
+
     /// The smallest distance of any pair of this type at `x`, m.
     fn min_distance(&self, x: &[Vector<D>]) -> f64;
 
@@ -147,6 +155,37 @@ pub struct Pairs<const D: usize, S: CandidateSource<D>> {
     damping: Option<NormalDampingPotential<D>>,
     relag_collisions: Vec<TangentialCollision<D>>,
     relag_stencils: Vec<usize>,
+    /// Exact stick's states carried from the last accepted step: (pair key, offset T s₀ in
+    /// world coordinates (m), stuck), sorted by key (SPEC.md §9).
+    memory: Vec<(u64, Vector<D>, bool)>,
+    relag_anchors: Vec<StickAnchor>,
+}
+
+/// Each collision's carried state from `memory` (sorted by key), into `anchors` (cleared
+/// first): the offset re-expressed in the collision's own tangent frame, T'ᵀ w scaled back to
+/// ‖w‖ (so a frame that turned keeps the stored elastic displacement's length); a pair not in
+/// `memory` starts as a new contact.
+fn attach<const D: usize>(
+    collisions: &[TangentialCollision<D>],
+    memory: &[(u64, Vector<D>, bool)],
+    anchors: &mut Vec<StickAnchor>,
+) {
+    anchors.clear();
+    for c in collisions {
+        let anchor = match memory.binary_search_by_key(&c.key, |m| m.0) {
+            Ok(k) => {
+                let (_, w, stuck) = memory[k];
+                let mut offset = c.frame.basis.transpose() * w;
+                let (length, projected) = (w.norm(), offset.norm());
+                if projected > 0.0 && projected != length {
+                    offset *= length / projected;
+                }
+                StickAnchor { offset, stuck }
+            }
+            Err(_) => StickAnchor::default(),
+        };
+        anchors.push(anchor);
+    }
 }
 
 impl<const D: usize, S: CandidateSource<D>> Pairs<D, S> {
@@ -160,7 +199,19 @@ impl<const D: usize, S: CandidateSource<D>> Pairs<D, S> {
             damping: (damping > 0.0).then(|| NormalDampingPotential::new(damping, S::Pair::NODES)),
             relag_collisions: Vec::new(),
             relag_stencils: Vec::new(),
+            memory: Vec::new(),
+            relag_anchors: Vec::new(),
         }
+    }
+
+    /// The same stages with sticking contacts held by `stick` (SPEC.md §9).
+    pub fn with_stick(mut self, stick: StickModel) -> Self {
+        self.friction = self.friction.with_stick(stick);
+        self
+    }
+
+    fn exact(&self) -> bool {
+        self.friction.stick() != StickModel::Smoothed
     }
 }
 
@@ -189,6 +240,13 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
             &mut self.friction.collisions,
             &mut self.friction.stencils,
         );
+        if self.exact() {
+            attach(
+                &self.friction.collisions,
+                &self.memory,
+                &mut self.friction.anchors,
+            );
+        }
         if let Some(damping) = &mut self.damping {
             damped::lag(
                 self.barrier.candidates(),
@@ -209,12 +267,30 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
             &mut self.relag_collisions,
             &mut self.relag_stencils,
         );
+        if self.exact() {
+            attach(
+                &self.relag_collisions,
+                &self.memory,
+                &mut self.relag_anchors,
+            );
+        }
         tangential::change(&self.friction.collisions, &self.relag_collisions)
     }
 
     fn accept_relag(&mut self) {
         std::mem::swap(&mut self.friction.collisions, &mut self.relag_collisions);
         std::mem::swap(&mut self.friction.stencils, &mut self.relag_stencils);
+        if self.exact() {
+            std::mem::swap(&mut self.friction.anchors, &mut self.relag_anchors);
+        }
+    }
+
+    fn end_step(&mut self, x: &[Vector<D>], step: &StepState<D>) {
+        if !self.exact() {
+            return;
+        }
+        self.friction.return_mappings(x, step, &mut self.memory);
+        self.memory.sort_unstable_by_key(|m| m.0);
     }
 
     fn min_distance(&self, x: &[Vector<D>]) -> f64 {
@@ -234,11 +310,9 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
     }
 
     fn contacts(&self, x: &[Vector<D>], step: &StepState<D>, out: &mut Vec<ContactPoint<D>>) {
-        let eps_v = self.friction.params().eps_v;
-        for c in self.friction.collisions() {
+        for (i, c) in self.friction.collisions().iter().enumerate() {
             let u = self.friction.tangential_velocity(c, x, step);
-            let mu = c.coefficients;
-            let (mu, _) = blended_mu_lambda(u.norm(), eps_v, mu.mu_kinetic, mu.mu_static);
+            let (mu, friction_force) = self.friction.coefficient_and_force(i, x, step);
             out.push(ContactPoint {
                 nodes: c.nodes,
                 len: S::Pair::NODES,
@@ -247,7 +321,7 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
                 normal_force: c.normal_force,
                 mu,
                 slip: c.frame.basis * u,
-                friction_force: self.friction.force(c, x, step),
+                friction_force,
                 bodies: c.bodies,
                 surface_velocity: c.frame.surface_velocity,
                 kind: S::Pair::NAME,
@@ -279,5 +353,56 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
                 kind,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::pair::{TangentFrame, tangent_basis};
+    use crate::contact::{Coefficients, MAX_STENCIL};
+    use crate::energy::Vec3;
+
+    fn collision(key: u64, normal: Vec3) -> TangentialCollision<3> {
+        TangentialCollision {
+            nodes: [0; MAX_STENCIL],
+            key,
+            frame: TangentFrame {
+                basis: tangent_basis(&normal),
+                normal,
+                weights: [1.0, 0.0, 0.0, 0.0],
+                surface_velocity: Vec3::zeros(),
+            },
+            normal_force: 1.0,
+            coefficients: Coefficients::single(0.1),
+            bodies: (0, 1),
+        }
+    }
+
+    /// A pair found in the memory takes its state, its offset re-expressed in its own frame:
+    /// unchanged in world coordinates when the frame is the same, the same length when the
+    /// normal turned (its tangential part scaled back); a pair not in the memory starts new,
+    /// and a memory entry with no collision is not used.
+    #[test]
+    fn carried_states_are_matched_by_key_and_keep_their_length() {
+        let up = Vec3::z();
+        let tilted = Vec3::new(0.2, 0.0, 1.0).normalize();
+        let w = Vec3::new(3e-6, -4e-6, 0.0);
+        let memory = [(2, w, false), (5, w, true), (9, w, true)];
+        let collisions = [collision(2, up), collision(4, up), collision(5, tilted)];
+        let mut anchors = Vec::new();
+        attach(&collisions, &memory, &mut anchors);
+        assert_eq!(anchors.len(), 3);
+        let same = collisions[0].frame.basis * anchors[0].offset;
+        assert!((same - w).amax() < 1e-20, "{same:?}");
+        assert!(!anchors[0].stuck);
+        assert_eq!(anchors[1], StickAnchor::default());
+        let turned = collisions[2].frame.basis * anchors[2].offset;
+        assert!((turned.norm() - w.norm()).abs() < 1e-20);
+        assert!(
+            turned.dot(&tilted).abs() < 1e-20,
+            "tangent to the new frame"
+        );
+        assert!(anchors[2].stuck);
     }
 }

@@ -11,6 +11,7 @@
 //! 4. with implicit lagging, at a converged x, [`ContactStage::relag`] and
 //!    [`ContactStage::accept_relag`].
 
+use crate::contact::candidates::CandidateSource;
 use crate::contact::candidates::edge_edge::EdgeEdgeSource;
 use crate::contact::candidates::embedded_plane_vertex::EmbeddedPlaneVertexSource;
 use crate::contact::candidates::plane_vertex::PlaneVertexSource;
@@ -19,7 +20,7 @@ use crate::contact::candidates::point_triangle::PointTriangleSource;
 use crate::contact::candidates::vertex_vertex::VertexVertexSource;
 use crate::contact::pair_set::{PairSet, Pairs};
 use crate::contact::potentials::barrier::BarrierParams;
-use crate::contact::potentials::friction::FrictionParams;
+use crate::contact::potentials::friction::{FrictionParams, StickModel};
 use crate::contact::{ContactSurface, EmbeddedVertices, FrictionTable, HalfSpace};
 use crate::energy::{Energy, StepState, Vec3, Vector};
 
@@ -42,6 +43,8 @@ pub struct ContactStage<const D: usize> {
     friction: FrictionParams,
     /// The normal damping's β_c, s (zero: none).
     damping: f64,
+    /// How friction holds a sticking contact (SPEC.md §9).
+    stick: StickModel,
     table: FrictionTable,
     sets: Vec<Box<dyn PairSet<D>>>,
 }
@@ -54,6 +57,7 @@ impl<const D: usize> ContactStage<D> {
             barrier,
             friction,
             damping: 0.0,
+            stick: StickModel::Smoothed,
             table,
             sets: Vec::new(),
         }
@@ -75,6 +79,29 @@ impl<const D: usize> ContactStage<D> {
         self.damping
     }
 
+    /// The stage with sticking contacts held by `stick` (SPEC.md §9; smoothed by default). Set
+    /// before any pairs are added.
+    pub fn with_stick(mut self, stick: StickModel) -> Self {
+        assert!(
+            self.sets.is_empty(),
+            "the stick model is set before the pairs are added"
+        );
+        self.stick = stick;
+        self
+    }
+
+    /// How friction holds a sticking contact.
+    pub fn stick(&self) -> StickModel {
+        self.stick
+    }
+
+    /// The stages of one pair type over `source`, with the stage's constants.
+    fn pairs<S: CandidateSource<D> + 'static>(&self, source: S) -> Box<dyn PairSet<D>> {
+        Box::new(
+            Pairs::new(source, self.barrier, self.friction, self.damping).with_stick(self.stick),
+        )
+    }
+
     /// Node × half-space pairs between every vertex of `surface` and every half-space of
     /// `half_spaces`, each with its number in the friction table (`FrictionTable::obstacle`).
     pub fn add_half_spaces(
@@ -83,12 +110,8 @@ impl<const D: usize> ContactStage<D> {
         half_spaces: &[(HalfSpace<D>, usize)],
     ) {
         let source = PlaneVertexSource::plane_vertices(&surface, half_spaces);
-        self.sets.push(Box::new(Pairs::new(
-            source,
-            self.barrier,
-            self.friction,
-            self.damping,
-        )));
+        let set = self.pairs(source);
+        self.sets.push(set);
     }
 
     /// Embedded vertex × half-space pairs between every vertex of `vertices` (an affine
@@ -100,12 +123,8 @@ impl<const D: usize> ContactStage<D> {
         half_spaces: &[(HalfSpace<D>, usize)],
     ) {
         let source = EmbeddedPlaneVertexSource::embedded_vertices(vertices, half_spaces);
-        self.sets.push(Box::new(Pairs::new(
-            source,
-            self.barrier,
-            self.friction,
-            self.damping,
-        )));
+        let set = self.pairs(source);
+        self.sets.push(set);
     }
 
     /// Point–edge pairs (SPEC.md §7) between the boundary vertices and edges of `surface`'s
@@ -114,19 +133,11 @@ impl<const D: usize> ContactStage<D> {
     /// from the friction table's `bodies` on) never pair with each other.
     pub fn add_point_edges(&mut self, surface: ContactSurface) {
         let source = PointEdgeSource::new(&surface, self.table.bodies);
-        self.sets.push(Box::new(Pairs::new(
-            source,
-            self.barrier,
-            self.friction,
-            self.damping,
-        )));
+        let set = self.pairs(source);
+        self.sets.push(set);
         let corrections = VertexVertexSource::new(&surface, self.table.bodies);
-        self.sets.push(Box::new(Pairs::new(
-            corrections,
-            self.barrier,
-            self.friction,
-            self.damping,
-        )));
+        let set = self.pairs(corrections);
+        self.sets.push(set);
     }
 
     /// The friction table.
@@ -185,6 +196,14 @@ impl<const D: usize> ContactStage<D> {
     pub fn accept_relag(&mut self) {
         for set in &mut self.sets {
             set.accept_relag();
+        }
+    }
+
+    /// After an accepted step ending at `x`: exact stick's return mapping in every pair set
+    /// ([`PairSet::end_step`]; nothing with smoothed friction).
+    pub fn end_step(&mut self, x: &[Vector<D>], step: &StepState<D>) {
+        for set in &mut self.sets {
+            set.end_step(x, step);
         }
     }
 
@@ -255,18 +274,10 @@ impl ContactStage<3> {
     /// of obstacles (numbered from the friction table's `bodies` on) never pair with each other.
     pub fn add_triangle_pairs(&mut self, surface: &ContactSurface, rest: &[Vec3]) {
         let points = PointTriangleSource::new(surface, self.table.bodies);
-        self.sets.push(Box::new(Pairs::new(
-            points,
-            self.barrier,
-            self.friction,
-            self.damping,
-        )));
+        let set = self.pairs(points);
+        self.sets.push(set);
         let edges = EdgeEdgeSource::new(surface, rest, self.table.bodies);
-        self.sets.push(Box::new(Pairs::new(
-            edges,
-            self.barrier,
-            self.friction,
-            self.damping,
-        )));
+        let set = self.pairs(edges);
+        self.sets.push(set);
     }
 }

@@ -588,6 +588,11 @@ impl<const D: usize> Simulation<D> {
         if iteration == 0 {
             stats.max_energy_increase = 0.0;
         }
+        // Exact stick's return mapping at the accepted x (SPEC.md §9; nothing when smoothed).
+        let state = Self::state(&self.ws, &self.settings, self.step);
+        if let Some(c) = self.potential.contact_mut() {
+            c.end_step(&self.x, &state);
+        }
         for i in 0..self.x.len() {
             self.v[i] = (self.x[i] - self.ws.x_n[i]) / h;
         }

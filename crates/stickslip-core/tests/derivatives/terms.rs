@@ -2,7 +2,7 @@
 //! every regime (the binary's module comment lists them), and the 3D assembled system.
 
 use crate::harness::*;
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, Vector2};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use stickslip_core::contact::candidates::edge_edge::EdgeEdge;
@@ -15,7 +15,9 @@ use stickslip_core::contact::collisions::tangential;
 use stickslip_core::contact::collisions::tangential::TangentialCollision;
 use stickslip_core::contact::pair::{TangentFrame, tangent_basis};
 use stickslip_core::contact::potentials::barrier::BarrierPotential;
-use stickslip_core::contact::potentials::friction::{FrictionParams, FrictionPotential, f1_over_y};
+use stickslip_core::contact::potentials::friction::{
+    FrictionParams, FrictionPotential, StickAnchor, StickModel, f1_over_y,
+};
 use stickslip_core::contact::{
     BarrierKind, BarrierParams, Coefficients, ContactPair, ContactStage, ContactSurface,
     FrictionTable, HalfSpace, MAX_STENCIL,
@@ -605,15 +607,12 @@ fn point_edge_friction<const D: usize>() {
         }
         x[3 * k] += tangent * (s * eps_v * h);
     }
-    let term = FrictionPotential::with_collisions(
-        FrictionParams {
-            eps_v,
-            projection: Projection::None,
-            stick_filter: false,
-        },
-        3,
-        collisions,
-    );
+    let params = FrictionParams {
+        eps_v,
+        projection: Projection::None,
+        stick_filter: false,
+    };
+    let term = FrictionPotential::with_collisions(params, 3, collisions.clone());
     let zeros = vec![V::<D>::zeros(); x.len()];
     let step = state(&zeros, &x_n, h);
     // δ moves the relative speed by δ/h = 1e-4 ε_v·0.4: away from the kinks at ε_v and 2ε_v.
@@ -621,6 +620,23 @@ fn point_edge_friction<const D: usize>() {
     let lambda = -barrier.first(0.4 * dhat, 0.05);
     let floor = vec![0.5 * lambda / h / eps_v; x.len()];
     check_energy::<D>(&term, &x, &step, &delta, &floor);
+    // Exact stick (SPEC.md §9) on the same frames and weights, ε_d = ε_v h: the step's
+    // tangential displacements are 0.4, 1.5 and 6 ε_d, each with a carried offset
+    // (0.2, 0.1) ε_d (across the tangent plane's second axis in 3D), so ‖s‖ ≈ 0.61, 1.7 and
+    // 6.2 ε_d: inside the yield radius and beyond it, ≥ 0.39 ε_d (10⁴ δ) from it; stuck (μ_s)
+    // and slipped (μ_k) contacts alternate. The Hessian's scale is μλ/ε_d.
+    let eps_d = eps_v * h;
+    let anchors = (0..collisions.len())
+        .map(|k| StickAnchor {
+            offset: Vector2::new(0.2 * eps_d, if D == 3 { 0.1 * eps_d } else { 0.0 }),
+            stuck: k % 2 == 0,
+        })
+        .collect();
+    let exact = FrictionPotential::with_collisions(params, 3, collisions)
+        .with_stick(StickModel::Exact { eps_d })
+        .with_anchors(anchors);
+    let floor = vec![0.5 * lambda / eps_d; x.len()];
+    check_energy::<D>(&exact, &x, &step, &delta, &floor);
 }
 
 #[test]

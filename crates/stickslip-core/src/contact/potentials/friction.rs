@@ -19,6 +19,21 @@
 //! S(z) = z³ − z⁴/2 for z ≤ 1 and z − ½ beyond (S′ = s). Between ε_v and 2ε_v the force falls
 //! with y, so Ψ is not convex there; the Hessian is projected to PSD like the book's.
 //! When μ_s = μ_k every blended kernel computes exactly the book's expressions.
+//!
+//! **Exact stick** (SPEC.md §9; [`StickModel::Exact`], case key `friction.stick = "exact"`).
+//! Each contact carries an elastic tangential offset s₀ (m, in its tangent coordinates) from
+//! step to step, a persistent anchor: s = s₀ + h u = s₀ + Tᵀ(Σⱼ βⱼ (xⱼ − xⱼⁿ) − h v_s) (m),
+//! the displacement the smoothed model measures (a belt's surface motion taken off) added to
+//! the carried one. The energy is a Huber function of r = ‖s‖ with yield displacement
+//! s_y = ε_d (m) and stiffness k_t = μλ/ε_d (N/m): Ψ = k_t r²/2 for r ≤ ε_d,
+//! μλ (r − ε_d/2) beyond (J); gradient on node j βⱼ T (k_t s) inside, βⱼ T (μλ ŝ) outside
+//! (N); Hessian on nodes j, l βⱼβ_l T H_s Tᵀ with H_s = k_t I inside and μλ/r (I − ŝŝᵀ)
+//! outside (N/m). Ψ is C¹ and, for a fixed μλ > 0, convex in x (a Huber function of an
+//! affine map), so its blocks are PSD without projection. μ = μ_s while the contact stuck at
+//! the last accepted step (‖s‖ ≤ ε_d there), μ_k while it slipped. After each accepted step
+//! the return mapping ([`return_mapping`]) keeps s₀ ← s inside the yield radius and
+//! s₀ ← ε_d ŝ beyond it. Under a tangential load W < μ_sλ the contact settles at
+//! s = W/k_t and then moves by zero; at W ≥ μ_sλ it slides with the force μ_kλ exactly.
 
 use nalgebra::{Matrix2, Vector2};
 
@@ -140,6 +155,110 @@ pub fn tangent_hessian(
     (inner, None)
 }
 
+/// How friction holds a contact that sticks (SPEC.md §9; case key `friction.stick`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum StickModel {
+    /// Smoothed friction (SPEC.md §2, §6; `"smoothed"`): no force at zero slip, so a contact
+    /// under a static tangential load creeps.
+    #[default]
+    Smoothed,
+    /// Exact stick (SPEC.md §9; `"exact"`): the persistent tangential spring of the module
+    /// comment, with yield displacement `eps_d` = ε_d (m, > 0).
+    Exact {
+        /// ε_d, the elastic micro-slip a sticking contact may take before it slides, m.
+        eps_d: f64,
+    },
+}
+
+/// An exact-stick contact's state carried into a step (SPEC.md §9): its elastic tangential
+/// offset s₀ (m, tangent coordinates of the step's frame; second component zero in 2D) and
+/// whether it stuck at the last accepted step (μ_s) or slipped (μ_k).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StickAnchor {
+    /// s₀, m.
+    pub offset: Vector2<f64>,
+    /// Stuck at the last accepted step (a new contact starts stuck).
+    pub stuck: bool,
+}
+
+impl Default for StickAnchor {
+    /// A new contact: no offset, stuck.
+    fn default() -> Self {
+        StickAnchor {
+            offset: Vector2::zeros(),
+            stuck: true,
+        }
+    }
+}
+
+/// Ψ of one exact-stick contact at elastic displacement r = ‖s‖ (m) with bound μλ (N) and
+/// yield displacement ε_d (m): μλ r²/(2ε_d) for r ≤ ε_d, μλ (r − ε_d/2) beyond, J.
+#[inline]
+pub fn stick_value(r: f64, mu_lambda: f64, eps_d: f64) -> f64 {
+    if r <= eps_d {
+        mu_lambda * r * r / (2.0 * eps_d)
+    } else {
+        mu_lambda * (r - 0.5 * eps_d)
+    }
+}
+
+/// The factor c of ∂Ψ/∂s = c s for one exact-stick contact: k_t = μλ/ε_d for r ≤ ε_d, μλ/r
+/// beyond, N/m.
+#[inline]
+pub fn stick_force_factor(r: f64, mu_lambda: f64, eps_d: f64) -> f64 {
+    if r <= eps_d {
+        mu_lambda / eps_d
+    } else {
+        mu_lambda / r
+    }
+}
+
+/// ∂²Ψ/∂s² of one exact-stick contact at s (m): k_t I for ‖s‖ ≤ ε_d, μλ/‖s‖ (I − ŝŝᵀ)
+/// beyond (PSD for μλ ≥ 0), N/m.
+#[inline]
+pub fn stick_hessian(s: &Vector2<f64>, mu_lambda: f64, eps_d: f64) -> Matrix2<f64> {
+    let r = s.norm();
+    if r <= eps_d {
+        Matrix2::identity() * (mu_lambda / eps_d)
+    } else {
+        let hat = s / r;
+        (Matrix2::identity() - hat * hat.transpose()) * (mu_lambda / r)
+    }
+}
+
+/// The return mapping of one exact-stick contact after an accepted step (SPEC.md §9): from its
+/// elastic displacement `s` at the end of the step (m) and the coefficients μ it used and
+/// will use, the state it carries into the next step. Inside the yield radius ε_d the contact
+/// stuck: it keeps s, scaled by μ_used/μ_s so that the force k_t s it carries is unchanged
+/// when μ changes from μ_k to μ_s; beyond it the contact slipped and keeps ε_d ŝ (the slip of
+/// the step is dropped). `coefficients` is (μ_k, μ_s).
+pub fn return_mapping(
+    s: &Vector2<f64>,
+    was_stuck: bool,
+    coefficients: (f64, f64),
+    eps_d: f64,
+) -> StickAnchor {
+    let (mu_kinetic, mu_static) = coefficients;
+    let r = s.norm();
+    if r <= eps_d {
+        let used = if was_stuck { mu_static } else { mu_kinetic };
+        let offset = if used == mu_static || mu_static == 0.0 {
+            *s
+        } else {
+            s * (used / mu_static)
+        };
+        StickAnchor {
+            offset,
+            stuck: true,
+        }
+    } else {
+        StickAnchor {
+            offset: s * (eps_d / r),
+            stuck: false,
+        }
+    }
+}
+
 /// Friction's constants.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FrictionParams {
@@ -163,6 +282,11 @@ pub struct FrictionPotential<const D: usize> {
     pub(crate) collisions: Vec<TangentialCollision<D>>,
     /// Their stencils: the elements.
     pub(crate) stencils: Vec<usize>,
+    /// How a sticking contact is held (SPEC.md §9).
+    stick: StickModel,
+    /// With exact stick, each collision's state carried into the step (aligned with
+    /// `collisions`); empty when smoothed.
+    pub(crate) anchors: Vec<StickAnchor>,
 }
 
 /// T u, m/s.
@@ -180,6 +304,126 @@ impl<const D: usize> FrictionPotential<D> {
             nodes,
             collisions: Vec::new(),
             stencils: Vec::new(),
+            stick: StickModel::Smoothed,
+            anchors: Vec::new(),
+        }
+    }
+
+    /// The same friction with sticking contacts held by `stick` (SPEC.md §9); with exact
+    /// stick, every collision starts as a new contact ([`StickAnchor::default`]).
+    pub fn with_stick(mut self, stick: StickModel) -> Self {
+        self.stick = stick;
+        self.anchors.clear();
+        if let StickModel::Exact { .. } = stick {
+            self.anchors
+                .resize(self.collisions.len(), StickAnchor::default());
+        }
+        self
+    }
+
+    /// With exact stick, the collisions' carried states, one per collision in order (for tests
+    /// and tools that make collisions by hand; the stage carries them itself). Panics when the
+    /// lengths differ or friction is smoothed: a programming error.
+    pub fn with_anchors(mut self, anchors: Vec<StickAnchor>) -> Self {
+        assert!(
+            matches!(self.stick, StickModel::Exact { .. }),
+            "anchors are exact stick's"
+        );
+        assert_eq!(
+            anchors.len(),
+            self.collisions.len(),
+            "one anchor a collision"
+        );
+        self.anchors = anchors;
+        self
+    }
+
+    /// How a sticking contact is held.
+    pub fn stick(&self) -> StickModel {
+        self.stick
+    }
+
+    /// With exact stick, the collisions' carried states (aligned with
+    /// [`FrictionPotential::collisions`]); empty when smoothed.
+    pub fn anchors(&self) -> &[StickAnchor] {
+        &self.anchors
+    }
+
+    /// With exact stick, the elastic displacement s = s₀ + h u of collision `i` at `x` (m,
+    /// tangent coordinates).
+    #[inline]
+    pub fn elastic_slip(&self, i: usize, x: &[Vector<D>], step: &StepState<D>) -> Vector2<f64> {
+        let c = &self.collisions[i];
+        self.anchors[i].offset + self.tangential_velocity(c, x, step) * step.h
+    }
+
+    /// With exact stick, μλ of collision `i` this step: μ_sλ when it stuck at the last
+    /// accepted step, μ_kλ when it slipped, N.
+    #[inline]
+    pub fn stick_bound(&self, i: usize) -> f64 {
+        let (k, s) = self.collisions[i].bounds();
+        if self.anchors[i].stuck { s } else { k }
+    }
+
+    /// The coefficient μ collision `i` applies at `x` and the friction force on its relative
+    /// motion (on node j βⱼ times it), N: for smoothed friction μ(y) and
+    /// [`FrictionPotential::force`]; with exact stick μ_s or μ_k ([`Self::stick_bound`]) and
+    /// −T ∂Ψ/∂s.
+    pub fn coefficient_and_force(
+        &self,
+        i: usize,
+        x: &[Vector<D>],
+        step: &StepState<D>,
+    ) -> (f64, Vector<D>) {
+        let c = &self.collisions[i];
+        match self.stick {
+            StickModel::Smoothed => {
+                let u = self.tangential_velocity(c, x, step);
+                let mu = c.coefficients;
+                let (mu, _) =
+                    blended_mu_lambda(u.norm(), self.params.eps_v, mu.mu_kinetic, mu.mu_static);
+                (mu, self.force(c, x, step))
+            }
+            StickModel::Exact { eps_d } => {
+                let mu = if self.anchors[i].stuck {
+                    c.coefficients.mu_static
+                } else {
+                    c.coefficients.mu_kinetic
+                };
+                let s = self.elastic_slip(i, x, step);
+                let f = s * stick_force_factor(s.norm(), self.stick_bound(i), eps_d);
+                (mu, -from_tangent(&c.frame.basis, &f))
+            }
+        }
+    }
+
+    /// With exact stick, the return mapping ([`return_mapping`]) of every collision at the
+    /// accepted `x`: each collision's key, its carried offset in world coordinates (T s₀, m)
+    /// and whether it stuck, into `out` (cleared first). Nothing when smoothed.
+    pub fn return_mappings(
+        &self,
+        x: &[Vector<D>],
+        step: &StepState<D>,
+        out: &mut Vec<(u64, Vector<D>, bool)>,
+    ) {
+        out.clear();
+        let StickModel::Exact { eps_d } = self.stick else {
+            return;
+        };
+        for (i, c) in self.collisions.iter().enumerate() {
+            let s = self.elastic_slip(i, x, step);
+            let mu = c.coefficients;
+            let next = return_mapping(
+                &s,
+                self.anchors[i].stuck,
+                (mu.mu_kinetic, mu.mu_static),
+                eps_d,
+            );
+            out.push((
+                c.key,
+                from_tangent(&c.frame.basis, &next.offset),
+                next.stuck,
+            ));
         }
     }
 
@@ -199,6 +443,8 @@ impl<const D: usize> FrictionPotential<D> {
             nodes,
             collisions,
             stencils,
+            stick: StickModel::Smoothed,
+            anchors: Vec::new(),
         }
     }
 
@@ -238,6 +484,47 @@ impl<const D: usize> FrictionPotential<D> {
             &c.frame.basis,
             &(u * force_factor(u.norm(), k, s, self.params.eps_v)),
         )
+    }
+
+    /// Exact stick's Hessian blocks (module comment), with the solver's modes for a
+    /// correction pair (negative λ) as [`Self::blocks`] has them: its positive twin's block
+    /// negated, or dropped where every block must be PSD.
+    fn stick_blocks(
+        &self,
+        eps_d: f64,
+        x: &[Vector<D>],
+        step: &StepState<D>,
+        weight: f64,
+        out: &mut [f64],
+        drop_negative: bool,
+    ) {
+        let n = D * self.nodes;
+        for (i, (c, out)) in self
+            .collisions
+            .iter()
+            .zip(out.chunks_exact_mut(n * n))
+            .enumerate()
+        {
+            if drop_negative && c.normal_force < 0.0 {
+                out.fill(0.0);
+                continue;
+            }
+            let s = self.elastic_slip(i, x, step);
+            let inner = stick_hessian(&s, self.stick_bound(i), eps_d);
+            let t = &c.frame.basis;
+            let block: Matrix<D> = t * inner * t.transpose() * weight;
+            let w = &c.frame.weights;
+            for cj in 0..self.nodes {
+                for rj in 0..self.nodes {
+                    let ww = w[rj] * w[cj];
+                    for cc in 0..D {
+                        for rr in 0..D {
+                            out[n * (D * cj + cc) + D * rj + rr] = block[(rr, cc)] * ww;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -311,8 +598,16 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
         false
     }
 
-    /// w Σ Ψ(y) over the collisions, J.
+    /// w Σ Ψ(y) over the collisions (exact stick: w Σ Ψ(‖s‖)), J.
     fn value(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64) -> f64 {
+        if let StickModel::Exact { eps_d } = self.stick {
+            let mut sum = 0.0;
+            for i in 0..self.collisions.len() {
+                let r = self.elastic_slip(i, x, step).norm();
+                sum += stick_value(r, self.stick_bound(i), eps_d);
+            }
+            return weight * sum;
+        }
         let mut sum = 0.0;
         for c in &self.collisions {
             let y = self.tangential_velocity(c, x, step).norm();
@@ -322,8 +617,24 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
         weight * sum
     }
 
-    /// w βⱼ μ(y)λ (f₁/y) T u on every stencil node, N.
+    /// w βⱼ μ(y)λ (f₁/y) T u on every stencil node (exact stick: w βⱼ T ∂Ψ/∂s), N.
     fn gradient(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64, out: &mut [Vector<D>]) {
+        if let StickModel::Exact { eps_d } = self.stick {
+            for (i, (c, out)) in self
+                .collisions
+                .iter()
+                .zip(out.chunks_exact_mut(self.nodes))
+                .enumerate()
+            {
+                let s = self.elastic_slip(i, x, step);
+                let f = s * stick_force_factor(s.norm(), self.stick_bound(i), eps_d);
+                let g = from_tangent(&c.frame.basis, &f);
+                for (o, b) in out.iter_mut().zip(&c.frame.weights) {
+                    *o = g * (b * weight);
+                }
+            }
+            return;
+        }
         for (c, out) in self.collisions.iter().zip(out.chunks_exact_mut(self.nodes)) {
             let u = self.tangential_velocity(c, x, step);
             let (k, s) = c.bounds();
@@ -337,6 +648,11 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
 
     /// w ∂²Ψ/∂x² per collision, projected as configured, N/m.
     fn hessian(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64, out: &mut [f64]) {
+        if let StickModel::Exact { eps_d } = self.stick {
+            // PSD as it is for λ > 0; a correction pair's block is its twin's negated either way.
+            self.stick_blocks(eps_d, x, step, weight, out, false);
+            return;
+        }
         self.blocks(
             x,
             step,
@@ -347,13 +663,19 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
         );
     }
 
-    /// PSD when projected and no correction pair (negative λ) is lagged.
+    /// PSD when projected (exact stick: always) and no correction pair (negative λ) is
+    /// lagged.
     fn hessian_is_psd(&self) -> bool {
-        self.params.projection == Projection::Clamp
+        (self.params.projection == Projection::Clamp
+            || matches!(self.stick, StickModel::Exact { .. }))
             && !self.collisions.iter().any(|c| c.normal_force < 0.0)
     }
 
     fn psd_hessian(&self, x: &[Vector<D>], step: &StepState<D>, weight: f64, out: &mut [f64]) {
+        if let StickModel::Exact { eps_d } = self.stick {
+            self.stick_blocks(eps_d, x, step, weight, out, true);
+            return;
+        }
         self.blocks(x, step, weight, out, true, true);
     }
 
@@ -365,7 +687,7 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
         step: &StepState<D>,
         _fraction: f64,
     ) -> f64 {
-        if !self.params.stick_filter {
+        if !self.params.stick_filter || self.stick != StickModel::Smoothed {
             return f64::INFINITY;
         }
         let width = self.params.eps_v * step.h;
