@@ -5,6 +5,7 @@
 //! module is one file of tests, as its own binary was before.
 
 mod analytic_slope;
+mod exact_stick;
 mod refined_convergence;
 mod slope_stopping;
 mod verdict_cases;

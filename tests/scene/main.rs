@@ -5,6 +5,7 @@
 //! module is one file of tests, as its own binary was before.
 
 mod case_settings;
+mod exact_stick_scenes;
 mod friction_keys;
 mod mesh_files;
 mod overrides;
