@@ -1,6 +1,8 @@
 //! Issue 41, item 4: two `[friction.pairs.*]` entries for the same two bodies (in either order)
-//! are refused, not settled by which name sorts first: exit 2 with one line naming the key and
-//! the rule, in 2D and 3D.
+//! are refused, not settled by which name sorts first; a body or driver name holding a comma,
+//! a double quote or a control character (a line break) is refused, since it heads columns of
+//! trajectory.csv (and of a sweep's map.csv): exit 2 with one line naming the key and the rule,
+//! in 2D and 3D.
 
 use std::path::Path;
 use std::process::Command;
@@ -77,4 +79,45 @@ fn duplicate_friction_pairs_are_refused() {
             "same two",
         ],
     );
+}
+
+#[test]
+fn names_that_would_break_csv_columns_are_refused() {
+    let blocks = case("stacked_blocks.toml");
+    for (from, to, key) in [
+        ("[bodies.upper]", "[bodies.\"up,per\"]", "bodies.\"up,per\""),
+        (
+            "[bodies.upper]",
+            "[bodies.'up\"per']",
+            "bodies.\"up\\\"per\"",
+        ),
+        (
+            "[bodies.upper]",
+            "[bodies.\"up\\nper\"]",
+            "bodies.\"up\\nper\"",
+        ),
+        ("[drivers.pull]", "[drivers.\"pu,ll\"]", "drivers.\"pu,ll\""),
+        (
+            "[drivers.pull]",
+            "[drivers.\"pu\\rll\"]",
+            "drivers.\"pu\\rll\"",
+        ),
+    ] {
+        refused(&edit(&blocks, from, to), &[key, "comma"]);
+    }
+    let pulled = case("pulled_block3d.toml");
+    for (from, to, key) in [
+        (
+            "[drivers.spring]",
+            "[drivers.\"spr,ing\"]",
+            "drivers.\"spr,ing\"",
+        ),
+        (
+            "[bodies.block]",
+            "[bodies.\"bl\\nock\"]",
+            "bodies.\"bl\\nock\"",
+        ),
+    ] {
+        refused(&edit(&pulled, from, to), &[key, "comma"]);
+    }
 }

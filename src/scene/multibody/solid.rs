@@ -176,6 +176,7 @@ impl SolidScene {
         }
         let mut bodies = Vec::new();
         for (name, b) in &f.bodies {
+            v.csv_name("bodies", name)?;
             bodies.push(v.solid_body(name, b, path)?);
         }
         let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
