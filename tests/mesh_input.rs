@@ -410,6 +410,31 @@ fn overlapping_elements_are_refused() {
         &msh(3, &tagged(&nodes), 4, &tets),
         &["element 7 overlaps element 1"],
     );
+    // 2D: the unit square as 10 × 10 cells of two triangles, and a separate triangle many
+    // times their size over all of them (its box covers too many cells of the broad phase's
+    // grid, so it is tested against every other element).
+    let mut nodes = Vec::new();
+    for j in 0..=10 {
+        for i in 0..=10 {
+            nodes.push([i as f64 / 10.0, j as f64 / 10.0, 0.0]);
+        }
+    }
+    let id = |i: usize, j: usize| j * 11 + i + 1;
+    let mut triangles = Vec::new();
+    for j in 0..10 {
+        for i in 0..10 {
+            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+            triangles.push(vec![a, b, c]);
+            triangles.push(vec![a, c, d]);
+        }
+    }
+    nodes.extend([[-1.0, -1.0, 0.0], [3.0, -1.0, 0.0], [-1.0, 3.0, 0.0]]);
+    triangles.push(vec![122, 123, 124]);
+    refused(
+        &flat(),
+        &msh(2, &tagged(&nodes), 2, &triangles),
+        &["element 201 overlaps element 1"],
+    );
     // Two squares side by side sharing an edge, and two cubes sharing a face, are fine.
     let mut nodes = square();
     nodes.extend([[2.0, 0.0, 0.0], [2.0, 1.0, 0.0]]);

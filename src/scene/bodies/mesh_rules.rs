@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::contact::broad_phase::{Aabb, SweepAndPrune};
+use crate::contact::broad_phase::Aabb;
 use crate::energy::{Vec2, Vec3, Vector};
 use crate::number_format::Short;
 use crate::scene::limits::{MAX_ELEMENTS, MAX_NODES};
@@ -560,8 +560,17 @@ fn separated<const D: usize>(
     })
 }
 
-/// Refuses the first pair (later, earlier) of elements whose interiors overlap: of every pair whose boxes overlap (sort and sweep), the first by
-/// (later, earlier) for which `separated` finds no axis.
+/// Most grid cells an element's box may cover before it is tested against every other box
+/// instead (an element far larger than the mean).
+const MAX_CELLS_PER_ELEMENT: usize = 64;
+
+/// Refuses the first pair (later, earlier) of elements whose interiors overlap: of every pair
+/// whose boxes overlap, the first by (later, earlier) for which `separated` finds no axis. The
+/// pairs come from a uniform grid of cells twice the mean box size (each pair tested once, in
+/// the cell holding the lower corner of the two boxes' intersection); a box covering more
+/// than [`MAX_CELLS_PER_ELEMENT`] cells is tested against every other box. Linear in the
+/// elements for a mesh of like-sized elements (a sort and sweep along one axis was not:
+/// 50 s for 384 000 tetrahedra).
 fn first_overlap<const D: usize, const K: usize>(
     x: &[Vector<D>],
     elements: &[[usize; K]],
@@ -577,15 +586,67 @@ fn first_overlap<const D: usize, const K: usize>(
         .map(|el| longest_edge(x, el, |a, b| (a - b).norm()))
         .collect();
     let mut found: Option<(usize, usize)> = None;
-    SweepAndPrune::default().overlaps(&boxes, &boxes, |i, j| {
-        if i >= j || found.is_some_and(|f| f <= (j, i)) {
+    let mut test = |i: usize, j: usize| {
+        let (i, j) = (i.min(j), i.max(j));
+        if i == j || found.is_some_and(|f| f <= (j, i)) || !boxes[i].overlaps(&boxes[j]) {
             return;
         }
         let tol = OVERLAP_RELATIVE * longest[i].max(longest[j]);
         if !separated(&points(&elements[i]), &points(&elements[j]), tol) {
             found = Some((j, i));
         }
-    });
+    };
+    let n = boxes.len().max(1) as f64;
+    let size = 2.0 * boxes.iter().map(|b| (b.hi - b.lo).max()).sum::<f64>() / n;
+    let origin = boxes
+        .iter()
+        .fold(Vector::<D>::repeat(f64::INFINITY), |o, b| o.inf(&b.lo));
+    let cell = |p: &Vector<D>| -> [i64; D] {
+        std::array::from_fn(|c| ((p[c] - origin[c]) / size).floor() as i64)
+    };
+    let mut grid = HashMap::<[i64; D], Vec<usize>>::new();
+    let mut large = Vec::new();
+    for (e, b) in boxes.iter().enumerate() {
+        let (lo, hi) = (cell(&b.lo), cell(&b.hi));
+        let cells = (0..D).try_fold(1usize, |m, c| {
+            usize::try_from(hi[c] - lo[c] + 1)
+                .ok()
+                .and_then(|k| m.checked_mul(k))
+        });
+        match cells {
+            Some(m) if m <= MAX_CELLS_PER_ELEMENT && size.is_finite() && size > 0.0 => {
+                for k in 0..m {
+                    let mut rest = k;
+                    let key: [i64; D] = std::array::from_fn(|c| {
+                        let span = (hi[c] - lo[c] + 1) as usize;
+                        let v = lo[c] + (rest % span) as i64;
+                        rest /= span;
+                        v
+                    });
+                    grid.entry(key).or_default().push(e);
+                }
+            }
+            _ => large.push(e),
+        }
+    }
+    for (key, members) in &grid {
+        for (a, &i) in members.iter().enumerate() {
+            for &j in &members[a + 1..] {
+                let corner = boxes[i].lo.sup(&boxes[j].lo);
+                if cell(&corner) == *key {
+                    test(i, j);
+                }
+            }
+        }
+    }
+    for (a, &i) in large.iter().enumerate() {
+        for j in 0..boxes.len() {
+            if large[..a].contains(&j) {
+                continue;
+            }
+            test(i, j);
+        }
+    }
     match found {
         Some((element, other)) => Err(MeshError::Overlap { element, other }),
         None => Ok(()),
