@@ -206,6 +206,22 @@ pub(crate) struct Validator<'a> {
 }
 
 impl Validator<'_> {
+    /// Refuses the name of a body or driver (`section` "bodies" or "drivers") holding a comma,
+    /// a double quote or a control character (a line break): it heads columns of
+    /// trajectory.csv (`NAME.x_m`), read by splitting on commas by the plots, the viewer,
+    /// Python and spreadsheets alike, and of a sweep's map.csv. A name is an identifier, so
+    /// refusing loses nothing that quoting would keep.
+    pub(crate) fn csv_name(&self, section: &str, name: &str) -> Result<(), CaseError> {
+        if name.contains([',', '"']) || name.chars().any(char::is_control) {
+            return Err(self.invalid(
+                &format!("{section}.{name:?}"),
+                "a name must hold no comma, double quote or control character (line break): it heads columns of trajectory.csv",
+                format!("{name:?}"),
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn invalid(
         &self,
         key: &str,

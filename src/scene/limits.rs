@@ -12,6 +12,13 @@ pub const MAX_STEPS: f64 = 1e7;
 /// per Newton iteration, hours per simulated second; more is beyond what this solver is for.
 pub const MAX_NODES: f64 = 1e6;
 
+/// At most this many elements (tetrahedra or triangles) in one generated body mesh: the six
+/// tetrahedra a cell of a [`MAX_NODES`]-node cuboid or ellipsoid has. With the node bound it
+/// caps what a generator allocates, checked from the keys before it runs
+/// (`mesh_rules::MeshSize`): about 32 B per tetrahedron and 250 B per node in the mesh, and
+/// some 80 B per face while its rules are checked, under 2.5 GB at both bounds.
+pub const MAX_ELEMENTS: f64 = 6e6;
+
 /// The starting clearance every node must have from the slope, as a fraction of d̂.
 ///
 /// Why: the barrier's curvature is A κ (d + d̂) / (2 d² d̂), growing as 1/d². At d = 10⁻³ d̂ it is

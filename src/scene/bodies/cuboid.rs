@@ -11,7 +11,7 @@
 use nalgebra::Rotation3;
 
 use super::TetMesh;
-use super::mesh_rules::{MeshError, tet_volume};
+use super::mesh_rules::{MeshError, MeshSize, tet_volume};
 use crate::energy::Vec3;
 
 /// The orders of the three axes (the six permutations).
@@ -23,6 +23,16 @@ const AXIS_ORDERS: [[usize; 3]; 6] = [
     [2, 0, 1],
     [2, 1, 0],
 ];
+
+/// The size of [`cuboid`]'s mesh of `cells` = [nx, ny, nz]: (nx + 1)(ny + 1)(nz + 1) nodes and
+/// six tetrahedra a cell.
+pub fn cuboid_size(cells: [usize; 3]) -> MeshSize {
+    let [nx, ny, nz] = cells.map(|n| n as f64);
+    MeshSize {
+        nodes: (nx + 1.0) * (ny + 1.0) * (nz + 1.0),
+        elements: 6.0 * nx * ny * nz,
+    }
+}
 
 /// A box of `size` = (width, depth, height) (m, along the local x, y, z axes) of
 /// `cells` = [nx, ny, nz] cells (each ≥ 1), centred at `centre` (m) and turned by `rotation`

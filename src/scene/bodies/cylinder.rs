@@ -18,16 +18,37 @@ use std::f64::consts::TAU;
 use nalgebra::Rotation3;
 
 use super::TetMesh;
-use super::mesh_rules::{MeshError, tet_volume};
+use super::mesh_rules::{DEGENERATE_RELATIVE, MeshError, MeshSize, tet_volume};
 use crate::energy::{Vec2, Vec3};
 
-/// The disk's nodes (local, m) and counter-clockwise triangles (module comment).
-fn disk(radius: f64, segments: usize, rings: usize) -> (Vec<Vec2>, Vec<[usize; 3]>) {
+/// The number of nodes of ring k ≥ 1 of `rings` with `segments` on the rim.
+fn ring_nodes(segments: usize, rings: usize, k: usize) -> usize {
+    ((segments * k) as f64 / rings as f64).round().max(3.0) as usize
+}
+
+/// The size of [`cylinder`]'s mesh, from its keys: the disk's nodes (a centre and the rings)
+/// at `layers` + 1 heights, and three tetrahedra for each of its triangles (a fan of n₁ around
+/// the centre, n_{k−1} + n_k between rings k − 1 and k) in each layer.
+pub fn cylinder_size(segments: usize, rings: usize, layers: usize) -> MeshSize {
+    let n = |k: usize| ring_nodes(segments, rings, k) as f64;
+    let nodes = 1.0 + (1..=rings).map(n).sum::<f64>();
+    let triangles = n(1) + (2..=rings).map(|k| n(k - 1) + n(k)).sum::<f64>();
+    MeshSize {
+        nodes: nodes * (layers as f64 + 1.0),
+        elements: 3.0 * triangles * layers as f64,
+    }
+}
+
+/// The disk's nodes (local, m) and counter-clockwise triangles (module comment), or the ring
+/// k whose zip with ring k − 1 turns a triangle over: with many rings for the segments, ring
+/// k − 1's polygon (of as many or fewer nodes, at a radius close to ring k's) pokes out of ring
+/// k's, and the triangles between them would overlap.
+fn disk(radius: f64, segments: usize, rings: usize) -> Result<(Vec<Vec2>, Vec<[usize; 3]>), usize> {
     let mut nodes = vec![Vec2::zeros()];
     let mut first = vec![0usize];
     let mut count = vec![1usize];
     for k in 1..=rings {
-        let n = ((segments * k) as f64 / rings as f64).round().max(3.0) as usize;
+        let n = ring_nodes(segments, rings, k);
         first.push(nodes.len());
         count.push(n);
         let r = radius * k as f64 / rings as f64;
@@ -36,6 +57,9 @@ fn disk(radius: f64, segments: usize, rings: usize) -> (Vec<Vec2>, Vec<[usize; 3
             nodes.push(Vec2::new(r * a.cos(), r * a.sin()));
         }
     }
+    // Each triangle with the ring it reaches and whether, as written, it runs clockwise: two
+    // nodes of the inner ring then one of the outer (the fan's and the others' run
+    // counter-clockwise).
     let mut triangles = Vec::new();
     for k in 1..=rings {
         let (fa, na, fb, nb) = (first[k - 1], count[k - 1], first[k], count[k]);
@@ -43,7 +67,7 @@ fn disk(radius: f64, segments: usize, rings: usize) -> (Vec<Vec2>, Vec<[usize; 3
         let b = |j: usize| fb + j % nb;
         if na == 1 {
             for j in 0..nb {
-                triangles.push([fa, b(j), b(j + 1)]);
+                triangles.push(([fa, b(j), b(j + 1)], k, false));
             }
             continue;
         }
@@ -52,21 +76,29 @@ fn disk(radius: f64, segments: usize, rings: usize) -> (Vec<Vec2>, Vec<[usize; 3
             let next_a = (i + 1) as f64 / na as f64;
             let next_b = (j + 1) as f64 / nb as f64;
             if j == nb || (i < na && next_a <= next_b) {
-                triangles.push([a(i), a(i + 1), b(j)]);
+                triangles.push(([a(i), a(i + 1), b(j)], k, true));
                 i += 1;
             } else {
-                triangles.push([a(i), b(j), b(j + 1)]);
+                triangles.push(([a(i), b(j), b(j + 1)], k, false));
                 j += 1;
             }
         }
     }
-    for t in &mut triangles {
+    let mut out = Vec::with_capacity(triangles.len());
+    for (mut t, k, clockwise) in triangles {
         let (p, q, r) = (nodes[t[0]], nodes[t[1]], nodes[t[2]]);
-        if (q - p).perp(&(r - p)) < 0.0 {
+        let area = 0.5 * (q - p).perp(&(r - p));
+        let longest = (q - p).norm().max((r - q).norm()).max((p - r).norm());
+        let signed = if clockwise { -area } else { area };
+        if signed <= DEGENERATE_RELATIVE * longest * longest {
+            return Err(k);
+        }
+        if clockwise {
             t.swap(1, 2);
         }
+        out.push(t);
     }
-    (nodes, triangles)
+    Ok((nodes, out))
 }
 
 /// A cylinder of radius `radius` and height `height` (m) about its local z axis, with
@@ -89,7 +121,12 @@ pub fn cylinder(
         segments >= 3 && rings >= 1 && layers >= 1,
         "a cylinder has at least 3 segments, 1 ring and 1 layer"
     );
-    let (disk_nodes, triangles) = disk(radius, segments, rings);
+    let (disk_nodes, triangles) =
+        disk(radius, segments, rings).map_err(|ring| MeshError::RingsOverlap {
+            segments,
+            rings,
+            ring,
+        })?;
     let n = disk_nodes.len();
     let mut local = Vec::with_capacity(n * (layers + 1));
     for l in 0..=layers {
@@ -155,7 +192,7 @@ mod tests {
     #[test]
     fn the_disk_zips_rings_of_different_counts() {
         for (seg, rings) in [(3, 1), (12, 2), (20, 4), (7, 3)] {
-            let (nodes, tris) = disk(1.0, seg, rings);
+            let (nodes, tris) = disk(1.0, seg, rings).unwrap();
             let rim = nodes.len()
                 - (0..rings)
                     .map(|k| {

@@ -12,14 +12,19 @@
 use nalgebra::Rotation3;
 
 use super::TetMesh;
-use super::cuboid::cuboid;
-use super::mesh_rules::MeshError;
+use super::cuboid::{cuboid, cuboid_size};
+use super::mesh_rules::{MeshError, MeshSize};
 use crate::energy::Vec3;
 
 /// The concentric map of the cube [−1, 1]³ onto the unit ball (module comment).
 fn cube_to_ball(p: &Vec3) -> Vec3 {
     let r2 = p.norm();
     if r2 == 0.0 { *p } else { p * (p.amax() / r2) }
+}
+
+/// The size of [`ellipsoid`]'s mesh of `cells` a side: the cube's.
+pub fn ellipsoid_size(cells: usize) -> MeshSize {
+    cuboid_size([cells; 3])
 }
 
 /// An ellipsoid of semi-axes `semi_axes` = (a, b, c) (m, along the local x, y, z axes) from a

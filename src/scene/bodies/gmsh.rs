@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use mshio::mshfile::ElementType;
 
-use super::mesh_rules::{MeshError, check_triangles};
+use super::mesh_rules::{MeshError, check_no_overlap_2d, check_no_overlap_3d, check_triangles};
 use super::{Mesh, TetMesh};
 use crate::energy::{Vec2, Vec3};
 
@@ -25,6 +25,39 @@ pub enum MeshFileError {
         file: PathBuf,
         /// The system's reason.
         reason: String,
+    },
+    /// Not a regular file (a FIFO would block the read, a device never end it).
+    #[error("{}: not a regular file: it is {what}; a mesh `file` must be a regular MSH 4.1 file", file.display())]
+    NotAFile {
+        /// The path.
+        file: PathBuf,
+        /// What it is instead.
+        what: &'static str,
+    },
+    /// A node tag given to two nodes.
+    #[error("{}: node {node} is defined more than once (a node tag names one node)", file.display())]
+    DuplicateNode {
+        /// The file.
+        file: PathBuf,
+        /// The tag.
+        node: usize,
+    },
+    /// A node tag given to two nodes of one block (the parser keeps the later; the earlier is
+    /// named by its place).
+    #[error("{}: node block {block} gives a node tag more than once: its node {position} at ({x}, {y}, {z}) shares its tag with a later node of the block (a node tag names one node)", file.display())]
+    DuplicateNodeInBlock {
+        /// The file.
+        file: PathBuf,
+        /// The block, from 1.
+        block: usize,
+        /// The node's place in the block, from 1.
+        position: usize,
+        /// Its coordinates, m.
+        x: f64,
+        /// y, m.
+        y: f64,
+        /// z, m.
+        z: f64,
     },
     /// Not a mesh file mshio can parse.
     #[error("{}: not a Gmsh MSH 4.1 mesh: {reason}", file.display())]
@@ -117,50 +150,140 @@ fn parse_reason(bytes: &[u8], e: &mshio::MshParserError<&[u8]>) -> String {
     }
 }
 
-/// Reads `file` and gathers the nodes and the elements of type `kind` (K nodes, dimension
-/// `dim`).
+/// What `file` is when it is not a regular file.
+fn not_regular(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let ft = meta.file_type();
+    if ft.is_file() {
+        return None;
+    }
+    if ft.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return Some("a FIFO");
+        }
+        if ft.is_socket() {
+            return Some("a socket");
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a file")
+}
+
+/// The file's bytes with its `$Nodes` header's largest node tag raised to the largest size_t,
+/// or None when it has no `$Nodes` section. mshio keeps a node block's tags only when the
+/// header says they are sparse (largest − smallest ≥ count); otherwise it drops them, and
+/// nodes listed out of tag order, or blocks out of order, could only be taken by position. The
+/// raised header makes it keep every block's tags, which are what the elements name.
+fn with_sparse_node_tags(bytes: &[u8], binary: bool, size_t: usize) -> Option<Vec<u8>> {
+    let at = bytes
+        .windows(8)
+        .position(|w| w == b"\n$Nodes\n" || w == b"\n$Nodes\r")?;
+    let header = at + 7 + bytes[at + 7..].iter().position(|&b| b == b'\n')? + 1;
+    let mut out = bytes.to_vec();
+    if binary {
+        let last = header + 3 * size_t..header + 4 * size_t;
+        out.get_mut(last)?.fill(0xff);
+        return Some(out);
+    }
+    let end = header + bytes[header..].iter().position(|&b| b == b'\n')?;
+    let line = std::str::from_utf8(&bytes[header..end]).ok()?;
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    if tokens.len() != 4 {
+        return None;
+    }
+    let raised = format!("{} {} {} {}", tokens[0], tokens[1], tokens[2], u64::MAX);
+    out.splice(header..end, raised.into_bytes());
+    Some(out)
+}
+
+/// Reads `file` (a regular file) and gathers the nodes, by their tags, and the elements of
+/// type `kind` (K nodes, dimension `dim`).
 fn read<const K: usize>(
     file: &Path,
     kind: ElementType,
     dim: usize,
     wanted: &'static str,
 ) -> Result<Raw<K>, MeshFileError> {
-    let bytes = std::fs::read(file).map_err(|e| MeshFileError::Unreadable {
+    let unreadable = |e: std::io::Error| MeshFileError::Unreadable {
         file: file.to_path_buf(),
         reason: e.to_string(),
-    })?;
-    let msh = mshio::parse_msh_bytes(&bytes).map_err(|e| MeshFileError::Format {
+    };
+    let meta = std::fs::metadata(file).map_err(unreadable)?;
+    if let Some(what) = not_regular(&meta) {
+        return Err(MeshFileError::NotAFile {
+            file: file.to_path_buf(),
+            what,
+        });
+    }
+    let bytes = std::fs::read(file).map_err(unreadable)?;
+    let format = |bytes: &[u8], e: &mshio::MshParserError<&[u8]>| MeshFileError::Format {
         file: file.to_path_buf(),
-        reason: parse_reason(&bytes, &e),
-    })?;
+        reason: parse_reason(bytes, e),
+    };
+    let first = mshio::parse_msh_bytes(&bytes).map_err(|e| format(&bytes, &e))?;
+    let sparse = with_sparse_node_tags(
+        &bytes,
+        first.header.file_type != 0,
+        first.header.size_t_size,
+    );
+    let counts = |m: &mshio::MshFile<u64, i32, f64>| {
+        m.data.nodes.as_ref().map(|s| {
+            s.node_blocks
+                .iter()
+                .map(|b| b.nodes.len())
+                .collect::<Vec<_>>()
+        })
+    };
+    let first_counts = counts(&first);
+    let msh = match &sparse {
+        Some(b) => mshio::parse_msh_bytes(b).map_err(|e| format(b, &e))?,
+        None => first,
+    };
+    if counts(&msh) != first_counts {
+        return Err(MeshFileError::Format {
+            file: file.to_path_buf(),
+            reason: "its node blocks could not be read with their tags".into(),
+        });
+    }
     let mut nodes = Vec::new();
     let mut node_tags = Vec::new();
+    let mut index: HashMap<usize, usize> = HashMap::new();
     if let Some(section) = &msh.data.nodes {
-        let mut next = section.min_node_tag as usize;
-        for block in &section.node_blocks {
-            // mshio keeps a block's tags only where the file's are sparse; otherwise they run
-            // on from the smallest, in file order.
-            let mut tags = vec![0usize; block.nodes.len()];
-            match &block.node_tags {
-                Some(map) => {
-                    for (&tag, &i) in map {
-                        tags[i] = tag as usize;
-                    }
-                }
-                None => {
-                    for t in tags.iter_mut() {
-                        *t = next;
-                        next += 1;
-                    }
+        for (b, block) in section.node_blocks.iter().enumerate() {
+            let mut tags = vec![None; block.nodes.len()];
+            if let Some(map) = &block.node_tags {
+                for (&tag, &i) in map {
+                    tags[i] = Some(tag as usize);
                 }
             }
-            for (n, tag) in block.nodes.iter().zip(tags) {
+            for (i, (n, tag)) in block.nodes.iter().zip(tags).enumerate() {
+                let Some(tag) = tag else {
+                    return Err(MeshFileError::DuplicateNodeInBlock {
+                        file: file.to_path_buf(),
+                        block: b + 1,
+                        position: i + 1,
+                        x: n.x,
+                        y: n.y,
+                        z: n.z,
+                    });
+                };
+                if index.insert(tag, nodes.len()).is_some() {
+                    return Err(MeshFileError::DuplicateNode {
+                        file: file.to_path_buf(),
+                        node: tag,
+                    });
+                }
                 nodes.push([n.x, n.y, n.z]);
                 node_tags.push(tag);
             }
         }
     }
-    let index: HashMap<usize, usize> = node_tags.iter().enumerate().map(|(i, &t)| (t, i)).collect();
     let mut elements = Vec::new();
     let mut element_tags = Vec::new();
     if let Some(section) = &msh.data.elements {
@@ -233,10 +356,12 @@ pub fn read_triangle_mesh(
     }
     let x0: Vec<Vec2> = raw.nodes.iter().map(|p| Vec2::new(p[0], p[1])).collect();
     let mut triangles = raw.elements;
-    check_triangles(&x0, &mut triangles).map_err(|e| MeshFileError::Mesh {
-        file: file.to_path_buf(),
-        source: e.renumbered(&raw.element_tags, &raw.node_tags),
-    })?;
+    check_triangles(&x0, &mut triangles)
+        .and_then(|()| check_no_overlap_2d(&x0, &triangles))
+        .map_err(|e| MeshFileError::Mesh {
+            file: file.to_path_buf(),
+            source: e.renumbered(&raw.element_tags, &raw.node_tags),
+        })?;
     Ok(Mesh::from_triangles(x0, triangles, density, contact_area))
 }
 
@@ -251,8 +376,10 @@ pub fn read_tet_mesh(file: &Path, density: f64) -> Result<TetMesh, MeshFileError
         .iter()
         .map(|p| Vec3::new(p[0], p[1], p[2]))
         .collect();
-    TetMesh::new(x0, raw.elements, density).map_err(|e| MeshFileError::Mesh {
-        file: file.to_path_buf(),
-        source: e.renumbered(&raw.element_tags, &raw.node_tags),
-    })
+    TetMesh::new(x0, raw.elements, density)
+        .and_then(|m| check_no_overlap_3d(&m.x0, &m.tets).map(|()| m))
+        .map_err(|e| MeshFileError::Mesh {
+            file: file.to_path_buf(),
+            source: e.renumbered(&raw.element_tags, &raw.node_tags),
+        })
 }

@@ -5,9 +5,12 @@
 //! in the errors are indices into the arrays checked; a mesh file renumbers them to its own
 //! tags ([`MeshError::renumbered`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::energy::{Vec2, Vec3};
+use crate::contact::broad_phase::Aabb;
+use crate::energy::{Vec2, Vec3, Vector};
+use crate::number_format::Short;
+use crate::scene::limits::{MAX_ELEMENTS, MAX_NODES};
 
 /// Relative size below which an element's measure counts as zero: |a| ≤ 1e-12 L² in 2D
 /// (|V| ≤ 1e-12 L³ in 3D) with L its longest edge, about ten thousand roundings of the
@@ -69,6 +72,55 @@ pub enum MeshError {
         /// How many elements share it.
         count: usize,
     },
+    /// An element whose nodes are another's (in any order): its mass would count twice.
+    #[error(
+        "element {element} has the nodes of element {first}: an element listed twice counts its mass twice"
+    )]
+    Duplicate {
+        /// The later element.
+        element: usize,
+        /// The earlier one.
+        first: usize,
+    },
+    /// Two elements whose interiors intersect (a shared edge or face with both on one side,
+    /// or no separating axis: [`check_no_overlap_2d`], [`check_no_overlap_3d`]).
+    #[error(
+        "element {element} overlaps element {other}: elements may share nodes, edges and faces, not volume (its mass would count twice)"
+    )]
+    Overlap {
+        /// The later element.
+        element: usize,
+        /// The earlier one.
+        other: usize,
+    },
+    /// A mesh with no boundary at all.
+    #[error("has no boundary: every {what} is in two elements, so nothing can touch the body")]
+    NoBoundary {
+        /// "edge" or "face".
+        what: &'static str,
+    },
+    /// A boundary node where separate sheets (3D) or more than two boundary edges (2D) meet.
+    #[error(
+        "the boundary is not a manifold at node {node}: {sheets} separate {what} meet there (elements touching at a node only)"
+    )]
+    Pinched {
+        /// The node.
+        node: usize,
+        /// How many sheets or edge pairs meet.
+        sheets: usize,
+        /// "fans of boundary triangles" or "pairs of boundary edges".
+        what: &'static str,
+    },
+    /// A cylinder whose rings are too many for its segments (`cylinder::disk`).
+    #[error("rings = {rings} is too many for segments = {segments}: ring {}'s polygon pokes out of ring {ring}'s, so the triangles between them would overlap; use fewer rings or more segments", ring - 1)]
+    RingsOverlap {
+        /// Nodes on the rim.
+        segments: usize,
+        /// Rings.
+        rings: usize,
+        /// The outer ring of the two.
+        ring: usize,
+    },
     /// A 3D boundary edge not shared by exactly two boundary triangles in opposite directions.
     #[error(
         "the boundary surface is not closed and manifold: edge {nodes:?} is on {count} boundary triangles ({detail})"
@@ -127,8 +179,46 @@ impl MeshError {
                 count,
                 detail,
             },
-            e @ MeshError::Empty { .. } => e,
+            MeshError::Duplicate { element, first } => MeshError::Duplicate {
+                element: el(element),
+                first: el(first),
+            },
+            MeshError::Overlap { element, other } => MeshError::Overlap {
+                element: el(element),
+                other: el(other),
+            },
+            MeshError::Pinched { node, sheets, what } => MeshError::Pinched {
+                node: nd(node),
+                sheets,
+                what,
+            },
+            e @ (MeshError::Empty { .. }
+            | MeshError::NoBoundary { .. }
+            | MeshError::RingsOverlap { .. }) => e,
         }
+    }
+}
+
+/// How large a generated mesh will be, computed from its keys before it is built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshSize {
+    /// Nodes.
+    pub nodes: f64,
+    /// Elements (tetrahedra).
+    pub elements: f64,
+}
+
+impl MeshSize {
+    /// The rule broken when the mesh would pass [`MAX_NODES`] nodes or [`MAX_ELEMENTS`]
+    /// elements (limits.rs says why), as one line.
+    pub fn over_limits(&self) -> Option<String> {
+        (self.nodes > MAX_NODES || self.elements > MAX_ELEMENTS).then(|| {
+            format!(
+                "the generated mesh would have {} nodes and {} tetrahedra; at most {MAX_NODES:e} nodes and {MAX_ELEMENTS:e} tetrahedra a body",
+                Short(self.nodes),
+                Short(self.elements)
+            )
+        })
     }
 }
 
@@ -216,9 +306,46 @@ fn longest_edge<P, const K: usize>(x: &[P], el: &[usize; K], dist: impl Fn(&P, &
     l
 }
 
-/// Checks a 2D triangle mesh and puts its triangles counter-clockwise (module comment): one
-/// orientation, no zero-area triangle, every node used, every edge in at most two triangles.
+/// The elements on one edge or face: how many, and the first two, each with how it runs it.
+#[derive(Default)]
+struct Sharing<T> {
+    count: usize,
+    first: (usize, T),
+    second: (usize, T),
+}
+
+impl<T: Default> Sharing<T> {
+    fn add(&mut self, element: usize, runs: T) {
+        match self.count {
+            0 => self.first = (element, runs),
+            1 => self.second = (element, runs),
+            _ => {}
+        }
+        self.count += 1;
+    }
+}
+
+/// Refuses an element whose nodes are an earlier element's, in any order.
+fn no_duplicates<const K: usize>(elements: &[[usize; K]]) -> Result<(), MeshError> {
+    let mut seen = HashMap::with_capacity(elements.len());
+    for (e, el) in elements.iter().enumerate() {
+        let mut key = *el;
+        key.sort_unstable();
+        if let Some(&first) = seen.get(&key) {
+            return Err(MeshError::Duplicate { element: e, first });
+        }
+        seen.insert(key, e);
+    }
+    Ok(())
+}
+
+/// Checks a 2D triangle mesh and puts its triangles counter-clockwise (module comment): no
+/// triangle listed twice, one orientation, no zero-area triangle, every node used, every edge
+/// in at most two triangles and, when in two, run in opposite directions by them (the same
+/// direction puts both on one side of it: they overlap), and a boundary on which every node
+/// has exactly two boundary edges.
 pub fn check_triangles(x: &[Vec2], triangles: &mut [[usize; 3]]) -> Result<(), MeshError> {
+    no_duplicates(triangles)?;
     orient(
         x,
         triangles,
@@ -228,17 +355,43 @@ pub fn check_triangles(x: &[Vec2], triangles: &mut [[usize; 3]]) -> Result<(), M
         |x, t| longest_edge(x, t, |a, b| (a - b).norm()),
         2,
     )?;
-    let mut count = BTreeMap::<[usize; 2], usize>::new();
-    for t in triangles.iter() {
+    // Every edge: the triangles on it, each with whether it runs the edge from the smaller node.
+    let mut edges = BTreeMap::<[usize; 2], Sharing<bool>>::new();
+    for (e, t) in triangles.iter().enumerate() {
         for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-            *count.entry([a.min(b), a.max(b)]).or_default() += 1;
+            edges.entry([a.min(b), a.max(b)]).or_default().add(e, a < b);
         }
     }
-    if let Some((e, &n)) = count.iter().find(|(_, n)| **n > 2) {
+    if let Some((k, on)) = edges.iter().find(|(_, on)| on.count > 2) {
         return Err(MeshError::NonManifold {
             what: "edge",
-            nodes: e.to_vec(),
-            count: n,
+            nodes: k.to_vec(),
+            count: on.count,
+        });
+    }
+    if let Some(on) = edges
+        .values()
+        .filter(|on| on.count == 2 && on.first.1 == on.second.1)
+        .min_by_key(|on| on.second.0)
+    {
+        return Err(MeshError::Overlap {
+            element: on.second.0,
+            other: on.first.0,
+        });
+    }
+    let mut degree = vec![0usize; x.len()];
+    for (k, _) in edges.iter().filter(|(_, on)| on.count == 1) {
+        degree[k[0]] += 1;
+        degree[k[1]] += 1;
+    }
+    if degree.iter().all(|&d| d == 0) {
+        return Err(MeshError::NoBoundary { what: "edge" });
+    }
+    if let Some(node) = degree.iter().position(|&d| d > 2) {
+        return Err(MeshError::Pinched {
+            node,
+            sheets: degree[node] / 2,
+            what: "pairs of boundary edges",
         });
     }
     Ok(())
@@ -251,11 +404,19 @@ pub fn outward_faces(t: &[usize; 4]) -> [[usize; 3]; 4] {
     [[a, c, b], [a, b, d], [a, d, c], [b, c, d]]
 }
 
+/// Whether `g` is `f` with its nodes rotated (the same cycle, not reversed).
+fn same_cycle(f: &[usize; 3], g: &[usize; 3]) -> bool {
+    *g == *f || *g == [f[1], f[2], f[0]] || *g == [f[2], f[0], f[1]]
+}
+
 /// Checks a tetrahedral mesh and puts its tetrahedra in positive order (module comment), and
 /// returns its boundary: the faces of exactly one tetrahedron, outward (counter-clockwise seen
 /// from outside), which must form a closed, consistently oriented manifold surface (every
-/// boundary edge on exactly two boundary triangles, once in each direction).
+/// boundary edge on exactly two boundary triangles, once in each direction; around every
+/// boundary node one fan of boundary triangles). No tetrahedron may be listed twice, and a face
+/// in two must have them on opposite sides (outward, they run it in opposite directions).
 pub fn check_tets(x: &[Vec3], tets: &mut [[usize; 4]]) -> Result<Vec<[usize; 3]>, MeshError> {
+    no_duplicates(tets)?;
     orient(
         x,
         tets,
@@ -265,29 +426,40 @@ pub fn check_tets(x: &[Vec3], tets: &mut [[usize; 4]]) -> Result<Vec<[usize; 3]>
         |x, t| longest_edge(x, t, |a, b| (a - b).norm()),
         3,
     )?;
-    let mut faces = HashMap::<[usize; 3], (usize, [usize; 3])>::new();
-    for t in tets.iter() {
+    // Every face: the tetrahedra on it, each with the face as it runs it outward.
+    let mut faces = HashMap::<[usize; 3], Sharing<[usize; 3]>>::new();
+    for (e, t) in tets.iter().enumerate() {
         for f in outward_faces(t) {
             let mut key = f;
             key.sort_unstable();
-            let entry = faces.entry(key).or_insert((0, f));
-            entry.0 += 1;
+            faces.entry(key).or_default().add(e, f);
         }
     }
     let mut boundary: Vec<[usize; 3]> = Vec::new();
     let mut sorted: Vec<_> = faces.into_iter().collect();
-    sorted.sort_unstable();
-    for (key, (count, face)) in sorted {
-        if count > 2 {
+    sorted.sort_unstable_by_key(|(key, _)| *key);
+    let mut folded: Option<(usize, usize)> = None;
+    for (key, on) in sorted {
+        if on.count > 2 {
             return Err(MeshError::NonManifold {
                 what: "face",
                 nodes: key.to_vec(),
-                count,
+                count: on.count,
             });
         }
-        if count == 1 {
-            boundary.push(face);
+        if on.count == 2 && same_cycle(&on.first.1, &on.second.1) {
+            let pair = (on.second.0, on.first.0);
+            folded = Some(folded.map_or(pair, |f| f.min(pair)));
         }
+        if on.count == 1 {
+            boundary.push(on.first.1);
+        }
+    }
+    if let Some((element, other)) = folded {
+        return Err(MeshError::Overlap { element, other });
+    }
+    if boundary.is_empty() {
+        return Err(MeshError::NoBoundary { what: "face" });
     }
     let mut directed = BTreeMap::<[usize; 2], (usize, usize)>::new();
     for f in &boundary {
@@ -316,7 +488,206 @@ pub fn check_tets(x: &[Vec3], tets: &mut [[usize; 4]]) -> Result<Vec<[usize; 3]>
             });
         }
     }
+    one_fan_per_node(&boundary)?;
     Ok(boundary)
+}
+
+/// Around every node of a closed, consistently oriented boundary (every edge on two
+/// triangles, once each way), the triangles on the node must form one fan: the edges opposite
+/// the node, a → b for each triangle (n, a, b), one cycle. Two cycles are two sheets of
+/// surface meeting at the node only (two bodies touching at a corner).
+fn one_fan_per_node(boundary: &[[usize; 3]]) -> Result<(), MeshError> {
+    let mut link: Vec<(usize, usize, usize)> = boundary
+        .iter()
+        .flat_map(|f| [(f[0], f[1], f[2]), (f[1], f[2], f[0]), (f[2], f[0], f[1])])
+        .collect();
+    link.sort_unstable();
+    for around in link.chunk_by(|p, q| p.0 == q.0) {
+        let next: HashMap<usize, usize> = around.iter().map(|&(_, a, b)| (a, b)).collect();
+        let mut seen = HashSet::with_capacity(around.len());
+        let mut sheets = 0;
+        for &(_, a, _) in around {
+            if seen.contains(&a) {
+                continue;
+            }
+            sheets += 1;
+            let mut c = a;
+            while seen.insert(c) {
+                match next.get(&c) {
+                    Some(&n) => c = n,
+                    None => break,
+                }
+            }
+        }
+        if sheets > 1 {
+            return Err(MeshError::Pinched {
+                node: around[0].0,
+                sheets,
+                what: "fans of boundary triangles",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Relative depth to which two elements' projections on an axis may overlap and still count
+/// as touching: 1e-9 of the longer of their longest edges (neighbours share nodes, so their
+/// projections meet exactly; the margin is for nodes placed on another element's face).
+pub const OVERLAP_RELATIVE: f64 = 1e-9;
+
+/// Whether the simplices `a` and `b` are separated (interiors disjoint, touching allowed) by
+/// one of `axes`: their projections on it overlap by at most `tol` × the axis's length.
+fn separated<const D: usize>(
+    a: &[Vector<D>],
+    b: &[Vector<D>],
+    axes: impl IntoIterator<Item = Vector<D>>,
+    tol: f64,
+) -> bool {
+    let span = |p: &[Vector<D>], n: &Vector<D>| {
+        p.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| {
+                let s = q.dot(n);
+                (lo.min(s), hi.max(s))
+            })
+    };
+    axes.into_iter().any(|n| {
+        let norm = n.norm();
+        if norm == 0.0 || !norm.is_finite() {
+            return false;
+        }
+        let ((la, ha), (lb, hb)) = (span(a, &n), span(b, &n));
+        ha.min(hb) - la.max(lb) <= tol * norm
+    })
+}
+
+/// Most grid cells an element's box may cover before it is tested against every other box
+/// instead (an element far larger than the mean).
+const MAX_CELLS_PER_ELEMENT: usize = 64;
+
+/// Refuses the first pair (later, earlier) of elements whose interiors overlap: of every pair
+/// whose boxes overlap, the first by (later, earlier) for which `separated` finds no axis. The
+/// pairs come from a uniform grid of cells twice the mean box size (each pair tested once, in
+/// the cell holding the lower corner of the two boxes' intersection); a box covering more
+/// than [`MAX_CELLS_PER_ELEMENT`] cells is tested against every other box. Linear in the
+/// elements for a mesh of like-sized elements (a sort and sweep along one axis was not:
+/// 50 s for 384 000 tetrahedra).
+fn first_overlap<const D: usize, const K: usize>(
+    x: &[Vector<D>],
+    elements: &[[usize; K]],
+    separated: impl Fn(&[Vector<D>; K], &[Vector<D>; K], f64) -> bool,
+) -> Result<(), MeshError> {
+    let points = |el: &[usize; K]| el.map(|n| x[n]);
+    let boxes: Vec<Aabb<D>> = elements
+        .iter()
+        .map(|el| Aabb::around(&points(el), 0.0))
+        .collect();
+    let longest: Vec<f64> = elements
+        .iter()
+        .map(|el| longest_edge(x, el, |a, b| (a - b).norm()))
+        .collect();
+    let mut found: Option<(usize, usize)> = None;
+    let mut test = |i: usize, j: usize| {
+        let (i, j) = (i.min(j), i.max(j));
+        if i == j || found.is_some_and(|f| f <= (j, i)) || !boxes[i].overlaps(&boxes[j]) {
+            return;
+        }
+        let tol = OVERLAP_RELATIVE * longest[i].max(longest[j]);
+        if !separated(&points(&elements[i]), &points(&elements[j]), tol) {
+            found = Some((j, i));
+        }
+    };
+    let n = boxes.len().max(1) as f64;
+    let size = 2.0 * boxes.iter().map(|b| (b.hi - b.lo).max()).sum::<f64>() / n;
+    let origin = boxes
+        .iter()
+        .fold(Vector::<D>::repeat(f64::INFINITY), |o, b| o.inf(&b.lo));
+    let cell = |p: &Vector<D>| -> [i64; D] {
+        std::array::from_fn(|c| ((p[c] - origin[c]) / size).floor() as i64)
+    };
+    let mut grid = HashMap::<[i64; D], Vec<usize>>::new();
+    let mut large = Vec::new();
+    for (e, b) in boxes.iter().enumerate() {
+        let (lo, hi) = (cell(&b.lo), cell(&b.hi));
+        let cells = (0..D).try_fold(1usize, |m, c| {
+            usize::try_from(hi[c] - lo[c] + 1)
+                .ok()
+                .and_then(|k| m.checked_mul(k))
+        });
+        match cells {
+            Some(m) if m <= MAX_CELLS_PER_ELEMENT && size.is_finite() && size > 0.0 => {
+                for k in 0..m {
+                    let mut rest = k;
+                    let key: [i64; D] = std::array::from_fn(|c| {
+                        let span = (hi[c] - lo[c] + 1) as usize;
+                        let v = lo[c] + (rest % span) as i64;
+                        rest /= span;
+                        v
+                    });
+                    grid.entry(key).or_default().push(e);
+                }
+            }
+            _ => large.push(e),
+        }
+    }
+    for (key, members) in &grid {
+        for (a, &i) in members.iter().enumerate() {
+            for &j in &members[a + 1..] {
+                let corner = boxes[i].lo.sup(&boxes[j].lo);
+                if cell(&corner) == *key {
+                    test(i, j);
+                }
+            }
+        }
+    }
+    for (a, &i) in large.iter().enumerate() {
+        for j in 0..boxes.len() {
+            if large[..a].contains(&j) {
+                continue;
+            }
+            test(i, j);
+        }
+    }
+    match found {
+        Some((element, other)) => Err(MeshError::Overlap { element, other }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses two triangles whose interiors overlap, by separating axes: two triangles overlap
+/// when none of their six edge normals separates them ([`OVERLAP_RELATIVE`]). Exact for
+/// convex polygons, so it finds every overlap, folded neighbours and separate pieces alike.
+pub fn check_no_overlap_2d(x: &[Vec2], triangles: &[[usize; 3]]) -> Result<(), MeshError> {
+    first_overlap(x, triangles, |a, b, tol| {
+        let normals = |p: &[Vec2; 3]| {
+            let p = *p;
+            (0..3).map(move |i| {
+                let e = p[(i + 1) % 3] - p[i];
+                Vec2::new(e.y, -e.x)
+            })
+        };
+        separated(a, b, normals(a).chain(normals(b)), tol)
+    })
+}
+
+/// Refuses two tetrahedra whose interiors overlap, by separating axes: two tetrahedra overlap
+/// when none of their eight face normals and 36 cross products of an edge of each separates
+/// them ([`OVERLAP_RELATIVE`]; a cross product of parallel edges is skipped).
+pub fn check_no_overlap_3d(x: &[Vec3], tets: &[[usize; 4]]) -> Result<(), MeshError> {
+    const EDGES: [(usize, usize); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+    first_overlap(x, tets, |a, b, tol| {
+        let faces = |p: &[Vec3; 4]| {
+            let p = *p;
+            [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+                .into_iter()
+                .map(move |(i, j, k)| (p[j] - p[i]).cross(&(p[k] - p[i])))
+        };
+        let crosses = EDGES.iter().flat_map(|&(i, j)| {
+            EDGES
+                .iter()
+                .map(move |&(k, l)| (a[j] - a[i]).cross(&(b[l] - b[k])))
+        });
+        separated(a, b, faces(a).chain(faces(b)).chain(crosses), tol)
+    })
 }
 
 #[cfg(test)]

@@ -150,6 +150,7 @@ impl Validator<'_> {
         sets: &[&str],
         node_set: impl Fn(usize, &str) -> Vec<usize>,
     ) -> Result<DriverSpec<D>, CaseError> {
+        self.csv_name("drivers", name)?;
         let key = |k: &str| format!("drivers.{name}.{k}");
         let body = bodies.iter().position(|b| *b == d.body).ok_or_else(|| {
             self.invalid(

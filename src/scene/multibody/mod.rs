@@ -225,6 +225,7 @@ impl MultibodyScene {
         let mut bodies = Vec::with_capacity(f.bodies.len());
         let mut nodes = 0usize;
         for (name, b) in &f.bodies {
+            v.csv_name("bodies", name)?;
             let body = v.body(name, b, path)?;
             nodes += body.mesh.len();
             bodies.push(body);

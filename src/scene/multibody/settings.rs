@@ -79,6 +79,8 @@ impl Validator<'_> {
         self.positive("friction.lagging_tol", fr.lagging_tol)?;
         self.max_lagging("friction.max_lagging", fr.max_lagging)?;
         let mut friction_pairs = Vec::new();
+        // Each two members once: a second entry would otherwise be silently ignored.
+        let mut seen = std::collections::HashMap::<[usize; 2], &str>::new();
         for (pair, p) in &fr.pairs {
             let key = format!("friction.pairs.{pair}");
             let a = number(&format!("{key}.between"), &p.between[0])?;
@@ -87,6 +89,15 @@ impl Validator<'_> {
                 return Err(self.invalid(
                     &format!("{key}.between"),
                     "must name two different bodies or obstacles",
+                    format!("{:?}", p.between),
+                ));
+            }
+            if let Some(first) = seen.insert([a.min(b), a.max(b)], pair) {
+                return Err(self.invalid(
+                    &format!("{key}.between"),
+                    &format!(
+                        "names the same two bodies or obstacles as friction.pairs.{first}: one entry a pair"
+                    ),
                     format!("{:?}", p.between),
                 ));
             }

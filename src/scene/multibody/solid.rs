@@ -32,10 +32,11 @@ use crate::energy::gravity::GravityEnergy;
 use crate::energy::{Projection, Vec3};
 use crate::scene::bodies::Material;
 use crate::scene::bodies::affine::AffineBody;
-use crate::scene::bodies::cuboid::cuboid;
-use crate::scene::bodies::cylinder::cylinder;
-use crate::scene::bodies::ellipsoid::ellipsoid;
+use crate::scene::bodies::cuboid::{cuboid, cuboid_size};
+use crate::scene::bodies::cylinder::{cylinder, cylinder_size};
+use crate::scene::bodies::ellipsoid::{ellipsoid, ellipsoid_size};
 use crate::scene::bodies::gmsh::read_tet_mesh;
+use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::bodies::tet_mesh::centroid;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::limits::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
@@ -178,6 +179,7 @@ impl SolidScene {
         }
         let mut bodies = Vec::new();
         for (name, b) in &f.bodies {
+            v.csv_name("bodies", name)?;
             bodies.push(v.solid_body(name, b, path)?);
         }
         let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
@@ -673,6 +675,11 @@ impl Validator<'_> {
         let mesh_error = |k: &str, e: &dyn std::fmt::Display| {
             self.invalid(&key(k), &e.to_string(), "the generated mesh")
         };
+        // A generated mesh is sized from its keys before it is built (issue 41).
+        let sized = |k: &str, size: MeshSize, keys: String| match size.over_limits() {
+            Some(rule) => Err(self.invalid(&key(k), &rule, keys)),
+            None => Ok(()),
+        };
         let (mesh, shape, axis) = match b.shape.as_str() {
             "cuboid" => {
                 only(&["width", "depth", "height", "nx", "ny", "nz"], "cuboid")?;
@@ -686,6 +693,12 @@ impl Validator<'_> {
                     need_count("ny", b.ny, 1)?,
                     need_count("nz", b.nz, 1)?,
                 ];
+                let [nx, ny, nz] = cells;
+                sized(
+                    "nx",
+                    cuboid_size(cells),
+                    format!("nx, ny, nz = {nx}, {ny}, {nz}"),
+                )?;
                 let mesh = cuboid(size, cells, centre, &rotation, b.density)
                     .map_err(|e| mesh_error("shape", &e))?;
                 (mesh, SolidShape::Cuboid(size), [0, cells[2]])
@@ -699,10 +712,15 @@ impl Validator<'_> {
                 let segments = need_count("segments", b.segments, 3)?;
                 let rings = need_count("rings", b.rings, 1)?;
                 let layers = need_count("layers", b.layers, 1)?;
+                sized(
+                    "segments",
+                    cylinder_size(segments, rings, layers),
+                    format!("segments, rings, layers = {segments}, {rings}, {layers}"),
+                )?;
                 let mesh = cylinder(
                     radius, height, segments, rings, layers, centre, &rotation, b.density,
                 )
-                .map_err(|e| mesh_error("shape", &e))?;
+                .map_err(|e| mesh_error("rings", &e))?;
                 let disk = mesh.len() / (layers + 1);
                 (
                     mesh,
@@ -721,6 +739,7 @@ impl Validator<'_> {
                 }
                 let axes = Vec3::from(axes);
                 let cells = need_count("cells", b.cells, 2)?;
+                sized("cells", ellipsoid_size(cells), format!("cells = {cells}"))?;
                 let mesh = ellipsoid(axes, cells, centre, &rotation, b.density)
                     .map_err(|e| mesh_error("shape", &e))?;
                 let axis = axis_nodes(&mesh.x0, &rotation, centre);
