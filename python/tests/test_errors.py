@@ -130,3 +130,31 @@ def test_an_unknown_gpu_mode_and_an_unknown_rigid_key_are_bad_input(cli, tmp_pat
     assert str(caught.value) == expected
     with pytest.raises(TypeError):
         stickslip.load(repo / "cases/slope_mu0.10.toml", set={"friction.mu": object()})
+
+
+def test_an_oversized_generated_mesh_raises_before_anything_is_built(cli, tmp_path, repo):
+    # Issue 41: the ellipsoid's cells = 1000 would be ~6·10⁹ tetrahedra; it is refused from its
+    # keys before anything is allocated, from Python as from the command line (before, the
+    # allocation aborted the interpreter).
+    case = repo / "cases/football3d.toml"
+    expected = cli_message(
+        cli, "run", str(case), "--set", "bodies.football.cells=1000", "--out", str(tmp_path / "out")
+    )
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(case, set={"bodies.football.cells": 1000})
+    assert str(caught.value) == expected
+    assert "bodies.football.cells" in expected
+
+
+def test_two_friction_pairs_for_the_same_members_raise(cli, tmp_path, repo):
+    # Issue 41: a second [friction.pairs.*] entry for the same two members (here in the other
+    # order) is refused; before, the one whose name sorts first silently won.
+    text = (repo / "cases/box_on_box3d.toml").read_text()
+    extra = '\n[friction.pairs.again]\nbetween = ["incline", "lower"]\nmu_static = 0.9\nmu_kinetic = 0.9\n'
+    path = tmp_path / "twice.toml"
+    path.write_text(text + extra)
+    expected = cli_message(cli, "run", str(path), "--out", str(tmp_path / "out"))
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(path)
+    assert str(caught.value) == expected
+    assert "friction.pairs" in expected
