@@ -67,7 +67,17 @@ def test_two_threads_run_cases_at_the_same_time(repo):
     assert max(s for s, _ in spans.values()) < min(e for _, e in spans.values()), spans
 
 
-def test_ctrl_c_interrupts_a_run_and_the_interpreter_goes_on(repo):
+@pytest.fixture
+def python_handles_sigint():
+    """Python's own SIGINT handler for the test, whatever the process inherited: a test run
+    started with SIGINT ignored (a background job of a shell without job control) keeps it
+    ignored, and then neither Ctrl-C nor `_thread.interrupt_main` reaches any code."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_interrupts_a_run_and_the_interpreter_goes_on(repo, python_handles_sigint):
     case = stickslip.load(repo / LONG_CASE)
     # The whole case (8 s simulated) takes tens of seconds; Ctrl-C comes after half a second.
     timer = threading.Timer(0.5, _thread.interrupt_main)
@@ -86,7 +96,8 @@ def test_ctrl_c_interrupts_a_run_and_the_interpreter_goes_on(repo):
 
 
 SCRIPT = """
-import sys, time, stickslip
+import signal, sys, time, stickslip
+signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the parent ignored
 case = stickslip.load(sys.argv[1])
 print("running", flush=True)
 try:
