@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::contact::potentials::friction::StickModel;
 use crate::cross_check::backend::BackendError;
 use crate::cross_check::records::{ContactRecord, Recorder};
 use crate::cross_check::{CrossCheck, CrossCheckReport};
@@ -428,6 +429,7 @@ impl Runner {
             inversion: sc.inversion,
             projection: sc.spring_projection,
             stick_filter: sc.stick_filter,
+            exact_stick: ExactStick::of(sc.stick),
             h: sc.h,
             tol: self.tol,
             duration: self.steps as f64 * sc.h,
@@ -458,6 +460,24 @@ pub fn nearest_rank(sorted: &[usize], q: f64) -> usize {
     sorted[rank.min(sorted.len()) - 1]
 }
 
+/// Exact stick's setting in `summary.json` (SPEC.md §9), present only in a run with
+/// `friction.stick = "exact"`: a summary without it ran the smoothed model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ExactStick {
+    /// The yield displacement ε_d, m (`friction.eps_d`).
+    pub eps_d_m: f64,
+}
+
+impl ExactStick {
+    /// The summary's entry for `model`: none for smoothed friction.
+    pub fn of(model: StickModel) -> Option<ExactStick> {
+        match model {
+            StickModel::Exact { eps_d } => Some(ExactStick { eps_d_m: eps_d }),
+            StickModel::Smoothed => None,
+        }
+    }
+}
+
 /// `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -479,6 +499,9 @@ pub struct Summary {
     pub projection: Projection,
     /// Whether the line search's stick-zone filter was on (`newton.stick_filter`).
     pub stick_filter: bool,
+    /// Exact stick's ε_d when `friction.stick = "exact"`; absent with smoothed friction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_stick: Option<ExactStick>,
     /// Time step, s.
     pub h: f64,
     /// Newton tolerance, m/s.

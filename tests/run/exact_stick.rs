@@ -146,6 +146,44 @@ fn the_command_line_refuses_a_bad_eps_d_with_exit_2() {
     );
 }
 
+/// `summary.json` says which model ran: `exact_stick.eps_d_m` (m) with `friction.stick =
+/// "exact"`, its default ε_v·h when `eps_d` is absent (the shipped case's ε_v = 10⁻³ m/s and
+/// h = 0.01 s give 10⁻⁵ m), the ε_d given when it is set, and no such key with smoothed friction,
+/// for the slope (here), 2D and 3D scenes (`tests/scene/exact_stick_scenes.rs`).
+#[test]
+fn the_summary_names_exact_stick_and_its_eps_d() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.20.toml");
+    let summary = |name: &str, settings: &[&str]| -> serde_json::Value {
+        let out = dir.path().join(name);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stickslip"));
+        cmd.args([
+            "run",
+            case.to_str().unwrap(),
+            "--gpu",
+            "off",
+            "--duration",
+            "0.1",
+        ]);
+        for s in settings {
+            cmd.args(["--set", s]);
+        }
+        let done = cmd.arg("--out").arg(&out).output().unwrap();
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+    };
+    let smoothed = summary("smoothed", &[]);
+    assert!(smoothed.get("exact_stick").is_none(), "{smoothed}");
+    let exact = summary("exact", &["friction.stick=exact"]);
+    assert_eq!(exact["exact_stick"]["eps_d_m"].as_f64(), Some(1e-3 * 0.01));
+    let given = summary("given", &["friction.stick=exact", "friction.eps_d=2e-6"]);
+    assert_eq!(given["exact_stick"]["eps_d_m"].as_f64(), Some(2e-6));
+}
+
 fn runner(c: &CaseFile, duration: f64) -> Runner {
     let scene = Scene::from_case(c, None).unwrap();
     let opts = RunOptions {

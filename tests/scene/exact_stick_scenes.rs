@@ -173,3 +173,56 @@ fn the_3d_box_held_on_its_incline_does_not_drift() {
         }
     }
 }
+
+/// `summary.json` of a 2D and of a 3D scene says which model ran: `exact_stick.eps_d_m` (m),
+/// ε_v·h when `eps_d` is absent (box3d_incline: 10⁻⁴ m/s · 10⁻³ s), and no such key with
+/// smoothed friction.
+#[test]
+fn scene_summaries_name_exact_stick_and_its_eps_d() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let summary = |file: &str, name: &str, settings: &[&str]| -> serde_json::Value {
+        let out = dir.path().join(name);
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_stickslip"));
+        cmd.args(["run", root.join(file).to_str().unwrap(), "--gpu", "off"]);
+        cmd.args(["--duration", "0.01"]);
+        for s in settings {
+            cmd.args(["--set", s]);
+        }
+        let done = cmd.arg("--out").arg(&out).output().unwrap();
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+    };
+    for file in [
+        "cases/box3d_incline.toml",
+        "cases/square_on_slab_on_slope.toml",
+    ] {
+        let smoothed = summary(file, "smoothed", &[]);
+        assert!(smoothed.get("exact_stick").is_none(), "{file}: {smoothed}");
+        let given = summary(
+            file,
+            "given",
+            &["friction.stick=exact", "friction.eps_d=3e-8"],
+        );
+        assert_eq!(
+            given["exact_stick"]["eps_d_m"].as_f64(),
+            Some(3e-8),
+            "{file}"
+        );
+        std::fs::remove_dir_all(dir.path().join("smoothed")).unwrap();
+        std::fs::remove_dir_all(dir.path().join("given")).unwrap();
+    }
+    let exact = summary(
+        "cases/box3d_incline.toml",
+        "exact",
+        &["friction.stick=exact"],
+    );
+    assert_eq!(
+        exact["exact_stick"]["eps_d_m"].as_f64(),
+        Some(1.0e-4 * 1.0e-3)
+    );
+}

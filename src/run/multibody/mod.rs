@@ -25,7 +25,7 @@ use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::post_pass::PostPass;
 use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::{Vec2, Vector};
-use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
+use crate::run::runner::{ExactStick, RECORD_CHUNK_STEPS, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::system::SceneLayout;
 use crate::scene::multibody::{DriverKind, DriverSpec, MultibodyScene};
@@ -362,6 +362,9 @@ pub struct SceneSummary {
     pub h: f64,
     /// Simulated duration, s.
     pub duration: f64,
+    /// Exact stick's ε_d when `friction.stick = "exact"`; absent with smoothed friction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_stick: Option<ExactStick>,
     /// The bodies.
     pub bodies: Vec<BodySummary>,
     /// The drivers.
@@ -1003,6 +1006,7 @@ impl SceneRunner {
             overrides: sc.overrides.clone(),
             h: sc.h,
             duration: self.sim.time(),
+            exact_stick: ExactStick::of(sc.stick),
             bodies,
             drivers,
             verdict_rule: format!(

@@ -10,7 +10,7 @@ use super::solid_stack::InclineStack;
 use super::{Breakaway, DriverSummary, StackAccelerations};
 use crate::cross_check::CrossCheckReport;
 use crate::cross_check::post_pass::PostPass;
-use crate::run::runner::SolverTotals;
+use crate::run::runner::{ExactStick, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::bodies::Material;
 
@@ -50,6 +50,9 @@ pub struct SolidSummary {
     pub h: f64,
     /// Simulated duration, s.
     pub duration: f64,
+    /// Exact stick's ε_d when `friction.stick = "exact"`; absent with smoothed friction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_stick: Option<ExactStick>,
     /// The bodies.
     pub bodies: Vec<SolidBodySummary>,
     /// The verdict's rule in words.
@@ -160,6 +163,7 @@ impl SolidRunner {
             dimension: 3,
             h: sc.h,
             duration: self.sim.time(),
+            exact_stick: ExactStick::of(sc.stick),
             bodies,
             drivers: DriverSummary::all(
                 &sc.drivers,
