@@ -513,17 +513,7 @@ impl<const D: usize> FrictionPotential<D> {
             let inner = stick_hessian(&s, self.stick_bound(i), eps_d);
             let t = &c.frame.basis;
             let block: Matrix<D> = t * inner * t.transpose() * weight;
-            let w = &c.frame.weights;
-            for cj in 0..self.nodes {
-                for rj in 0..self.nodes {
-                    let ww = w[rj] * w[cj];
-                    for cc in 0..D {
-                        for rr in 0..D {
-                            out[n * (D * cj + cc) + D * rj + rr] = block[(rr, cc)] * ww;
-                        }
-                    }
-                }
-            }
+            scatter_weighted(&block, &c.frame.weights, self.nodes, out);
         }
     }
 
@@ -567,15 +557,26 @@ impl<const D: usize> FrictionPotential<D> {
                 Some(mu_lambda) => tit * (mu_lambda / step.h),
                 None => tit / step.h,
             } * (weight * sign);
-            let w = &c.frame.weights;
-            for cj in 0..self.nodes {
-                for rj in 0..self.nodes {
-                    let ww = w[rj] * w[cj];
-                    for cc in 0..D {
-                        for rr in 0..D {
-                            out[n * (D * cj + cc) + D * rj + rr] = block[(rr, cc)] * ww;
-                        }
-                    }
+            scatter_weighted(&block, &c.frame.weights, self.nodes, out);
+        }
+    }
+}
+
+/// A pair's (D·k)² element block from its D × D `block` on the relative motion Σⱼ βⱼ xⱼ: the
+/// (j, l) node block is βⱼ β_l `block`, column-major into `out` (k = `nodes`, β = `weights`).
+fn scatter_weighted<const D: usize>(
+    block: &Matrix<D>,
+    weights: &[f64],
+    nodes: usize,
+    out: &mut [f64],
+) {
+    let n = D * nodes;
+    for cj in 0..nodes {
+        for rj in 0..nodes {
+            let ww = weights[rj] * weights[cj];
+            for cc in 0..D {
+                for rr in 0..D {
+                    out[n * (D * cj + cc) + D * rj + rr] = block[(rr, cc)] * ww;
                 }
             }
         }
