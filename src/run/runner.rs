@@ -432,6 +432,7 @@ impl Runner {
             exact_stick: ExactStick::of(sc.stick),
             h: sc.h,
             tol: self.tol,
+            min_iterations: sc.min_iterations,
             duration: self.steps as f64 * sc.h,
             nodes: self.mesh.len(),
             edges: self.mesh.edges.len(),
@@ -506,6 +507,9 @@ pub struct Summary {
     pub h: f64,
     /// Newton tolerance, m/s.
     pub tol: f64,
+    /// Iterations every step took before Newton could stop (`newton.min_iterations`; 0 in
+    /// the book's cases).
+    pub min_iterations: usize,
     /// Simulated duration, s.
     pub duration: f64,
     /// Nodes.

@@ -121,6 +121,12 @@ pub struct NewtonSection {
     pub tol: f64,
     /// Iterations allowed per step before the step is an error.
     pub max_iterations: usize,
+    /// Iterations every step takes before the stopping rule may end it
+    /// ([`crate::solver::SolverSettings::min_iterations`]): 1 when absent, so that no step
+    /// ends where it started while the body moves; 0 is the book's loop (its three slope
+    /// cases state it), whose steps freeze when the first residual is under `tol`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_iterations: Option<usize>,
     /// Halvings allowed per line search before the step is an error.
     pub max_halvings: usize,
     /// How the elastic Hessian (springs; in a scene also the neo-Hookean's) is projected:
@@ -147,6 +153,13 @@ pub struct NewtonSection {
 
 fn default_filter_fraction() -> f64 {
     0.9
+}
+
+impl NewtonSection {
+    /// `newton.min_iterations`, 1 when absent.
+    pub fn min_iterations(&self) -> usize {
+        self.min_iterations.unwrap_or(1)
+    }
 }
 
 /// `friction.stick`: how friction holds a contact that sticks (SPEC.md §9).

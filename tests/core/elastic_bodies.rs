@@ -57,6 +57,7 @@ fn settings(h: f64) -> SolverSettings {
         // elongation.
         tol: 1e-6,
         max_iterations: 100,
+        min_iterations: 1,
         max_halvings: 60,
         filter_fraction: 0.9,
         lagging: Lagging::SemiImplicit,

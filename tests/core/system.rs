@@ -39,6 +39,7 @@ fn settings(tol: f64) -> SolverSettings {
         h: H,
         tol,
         max_iterations: 200,
+        min_iterations: 1,
         max_halvings: 60,
         filter_fraction: 0.9,
         lagging: Lagging::SemiImplicit,

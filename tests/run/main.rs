@@ -6,6 +6,7 @@
 
 mod analytic_slope;
 mod exact_stick;
+mod frozen_steps;
 mod refined_convergence;
 mod slope_stopping;
 mod verdict_cases;

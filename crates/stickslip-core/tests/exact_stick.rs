@@ -240,6 +240,7 @@ fn settings(lagging: Lagging) -> SolverSettings {
         h: H,
         tol: 1e-9,
         max_iterations: 100,
+        min_iterations: 1,
         max_halvings: 60,
         filter_fraction: 0.9,
         lagging,

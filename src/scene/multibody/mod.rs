@@ -148,6 +148,8 @@ pub struct MultibodyScene {
     pub tol: f64,
     /// Newton's iteration bound.
     pub max_iterations: usize,
+    /// Iterations every step takes before Newton may stop (`newton.min_iterations`).
+    pub min_iterations: usize,
     /// The line search's halving bound.
     pub max_halvings: usize,
     /// The elastic terms' Hessian projection (springs and neo-Hookean).
@@ -305,6 +307,7 @@ impl MultibodyScene {
             duration: f.time.duration,
             tol: n.tol,
             max_iterations: n.max_iterations,
+            min_iterations: n.min_iterations(),
             max_halvings: n.max_halvings,
             projection: n.projection,
             filter_fraction: n.filter_fraction,

@@ -144,6 +144,13 @@ impl Validator<'_> {
                 n.max_iterations,
             ));
         }
+        if n.min_iterations() > n.max_iterations {
+            return Err(self.invalid(
+                "newton.min_iterations",
+                "must be at most newton.max_iterations",
+                format!("{} > {}", n.min_iterations(), n.max_iterations),
+            ));
+        }
         if !(1..=MAX_HALVINGS).contains(&n.max_halvings) {
             return Err(self.invalid(
                 "newton.max_halvings",

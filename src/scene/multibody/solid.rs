@@ -127,6 +127,8 @@ pub struct SolidScene {
     pub tol: f64,
     /// Newton's iteration bound.
     pub max_iterations: usize,
+    /// Iterations every step takes before Newton may stop (`newton.min_iterations`).
+    pub min_iterations: usize,
     /// The line search's halving bound.
     pub max_halvings: usize,
     /// The elastic terms' Hessian projection.
@@ -317,6 +319,7 @@ impl SolidScene {
             duration: f.time.duration,
             tol: n.tol,
             max_iterations: n.max_iterations,
+            min_iterations: n.min_iterations(),
             max_halvings: n.max_halvings,
             projection: n.projection,
             filter_fraction: n.filter_fraction,
@@ -336,6 +339,7 @@ impl SolidScene {
             h: self.h,
             tol: self.tol,
             max_iterations: self.max_iterations,
+            min_iterations: self.min_iterations,
             max_halvings: self.max_halvings,
             filter_fraction: self.filter_fraction,
             lagging: self.lagging,

@@ -31,6 +31,7 @@ impl MultibodyScene {
             h: self.h,
             tol: self.tol,
             max_iterations: self.max_iterations,
+            min_iterations: self.min_iterations,
             max_halvings: self.max_halvings,
             filter_fraction: self.filter_fraction,
             lagging: self.lagging,

@@ -140,6 +140,8 @@ pub struct Scene {
     pub tol: f64,
     /// Newton iteration bound per step.
     pub max_iterations: usize,
+    /// Iterations every step takes before Newton may stop (`newton.min_iterations`).
+    pub min_iterations: usize,
     /// Line-search halving bound.
     pub max_halvings: usize,
     /// Projection of the spring Hessian.
@@ -273,6 +275,17 @@ impl Scene {
                 case.newton.max_iterations,
             ));
         }
+        if case.newton.min_iterations() > case.newton.max_iterations {
+            return Err(v.invalid(
+                "newton.min_iterations",
+                "must be at most newton.max_iterations",
+                format!(
+                    "{} > {}",
+                    case.newton.min_iterations(),
+                    case.newton.max_iterations
+                ),
+            ));
+        }
         if !(1..=MAX_HALVINGS).contains(&case.newton.max_halvings) {
             return Err(v.invalid(
                 "newton.max_halvings",
@@ -334,6 +347,7 @@ impl Scene {
             duration: case.time.duration,
             tol: case.newton.tol,
             max_iterations: case.newton.max_iterations,
+            min_iterations: case.newton.min_iterations(),
             max_halvings: case.newton.max_halvings,
             spring_projection: case.newton.projection,
             filter_fraction: case.newton.filter_fraction,

@@ -20,6 +20,7 @@ impl Scene {
             h: self.h,
             tol: self.tol,
             max_iterations: self.max_iterations,
+            min_iterations: self.min_iterations,
             max_halvings: self.max_halvings,
             filter_fraction: self.filter_fraction,
             lagging: self.lagging,

@@ -5,7 +5,7 @@
 //! stage's broad phase and friction lagged at xⁿ; then Newton on E: p solves H p = −∇E over
 //! the free degrees of freedom, the step filter (the smallest `max_step` of the terms: the
 //! contact CCD, the inversion filter, friction's stick zone) gives α₀, and α is halved until
-//! E(x + αp) ≤ E(x), until ‖p‖∞/h < tol. With implicit lagging (SPEC.md §6), friction is then
+//! E(x + αp) ≤ E(x), until ‖p‖∞/h < tol once `min_iterations` iterations are taken. With implicit lagging (SPEC.md §6), friction is then
 //! lagged again at the converged x and the step solved again while λ moved by more than
 //! `lagging_tol` relative to the largest normal force, up to `max_lagging` times. A fixed point
 //! has λ^used = λ(x^{n+1}), as in the book's lecture 9.3 and IPC's friction iterations.
@@ -529,7 +529,8 @@ impl<const D: usize> Simulation<D> {
             self.search_direction(step, iteration, &mut stats)?;
             let residual = self.ws.p.iter().map(|p| p.amax()).fold(0.0, f64::max) / h;
             stats.residual = residual;
-            if residual < tol {
+            let may_stop = iteration >= self.settings.min_iterations || residual == 0.0;
+            if residual < tol && may_stop {
                 if !self.relag_friction(&mut stats) {
                     break;
                 }

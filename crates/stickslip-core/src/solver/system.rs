@@ -48,6 +48,13 @@ pub struct SolverSettings {
     pub tol: f64,
     /// Newton iteration bound per step.
     pub max_iterations: usize,
+    /// Iterations every step takes before ‖p‖∞/h < tol may end it (issue 38's "no frozen
+    /// steps", SPEC.md §2 and §6). With 0 (the book's loop) the first direction is tested
+    /// before any iteration, so a step whose first residual is under tol ends at its start
+    /// (xⁿ, or the inertial start): motion freezes, or a slide ignores friction, whenever the
+    /// speed the first direction sees is below tol. With 1 or more that cannot happen. A first
+    /// direction that is exactly zero ends the step whatever this is: x is then the minimiser.
+    pub min_iterations: usize,
     /// Line-search halving bound.
     pub max_halvings: usize,
     /// The step filters' fraction: no trial may cover more than this part of a pair's distance
