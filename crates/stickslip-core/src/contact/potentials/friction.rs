@@ -227,36 +227,40 @@ pub fn stick_hessian(s: &Vector2<f64>, mu_lambda: f64, eps_d: f64) -> Matrix2<f6
 }
 
 /// The return mapping of one exact-stick contact after an accepted step (SPEC.md §9): from its
-/// elastic displacement `s` at the end of the step (m) and the coefficients μ it used and
-/// will use, the state it carries into the next step. Inside the yield radius ε_d the contact
-/// stuck: it keeps s, scaled by μ_used/μ_s so that the force k_t s it carries is unchanged
-/// when μ changes from μ_k to μ_s; beyond it the contact slipped and keeps ε_d ŝ (the slip of
-/// the step is dropped). `coefficients` is (μ_k, μ_s).
+/// elastic displacement `s` at the end of the step (m), whether it held with μ_s (`was_stuck`)
+/// and the coefficients `(μ_k, μ_s)`, the state it carries into the next step.
+///
+/// * The offset carried is s clamped to the yield radius ε_d (the slip of the step, beyond
+///   ε_d, is dropped), scaled so that the force it carries is unchanged when the bound changes
+///   from μ_k λ to μ_s λ.
+/// * The contact holds with μ_s next step unless it *slid* in this one: its slip beyond ε_d
+///   exceeded `slip_tolerance` (m; the solver passes ε_v h, so a slip speed above ε_v, where
+///   smoothed friction leaves μ_s too). A contact that only just yields, as one contact of a
+///   deformable body does while the load spreads to the others before the body breaks away,
+///   keeps μ_s: the body breaks away at μ_s N, not when its first contact yields.
 pub fn return_mapping(
     s: &Vector2<f64>,
     was_stuck: bool,
     coefficients: (f64, f64),
     eps_d: f64,
+    slip_tolerance: f64,
 ) -> StickAnchor {
     let (mu_kinetic, mu_static) = coefficients;
     let r = s.norm();
-    if r <= eps_d {
-        let used = if was_stuck { mu_static } else { mu_kinetic };
-        let offset = if used == mu_static || mu_static == 0.0 {
-            *s
-        } else {
-            s * (used / mu_static)
-        };
-        StickAnchor {
-            offset,
-            stuck: true,
-        }
+    let held = if r <= eps_d { *s } else { s * (eps_d / r) };
+    let stuck = r - eps_d <= slip_tolerance;
+    let used = if was_stuck { mu_static } else { mu_kinetic };
+    let next = if stuck { mu_static } else { mu_kinetic };
+    let offset = if used == next || next == 0.0 {
+        held
+    } else if used < next {
+        held * (used / next)
     } else {
-        StickAnchor {
-            offset: s * (eps_d / r),
-            stuck: false,
-        }
-    }
+        // μ_s → μ_k on sliding: the offset stays at the yield radius, so the contact carries
+        // the kinetic bound μ_k λ from the next step on.
+        held
+    };
+    StickAnchor { offset, stuck }
 }
 
 /// Friction's constants.
@@ -418,6 +422,7 @@ impl<const D: usize> FrictionPotential<D> {
                 self.anchors[i].stuck,
                 (mu.mu_kinetic, mu.mu_static),
                 eps_d,
+                self.params.eps_v * step.h,
             );
             out.push((
                 c.key,
@@ -759,6 +764,34 @@ mod tests {
     use crate::contact::Coefficients;
     use crate::contact::pair::{MAX_STENCIL, TangentFrame, tangent_basis};
     use crate::energy::{Vec2, Vec3};
+
+    /// The return mapping's states (SPEC.md §9), with ε_d = 1 µm, slip tolerance ε_v h =
+    /// 0.1 µm, μ_k = 0.4, μ_s = 0.6: inside the yield radius a contact holds and keeps s; a
+    /// yield of at most the tolerance keeps μ_s and carries ε_d ŝ; a larger one is a slide
+    /// (μ_k, ε_d ŝ); a sliding contact that holds again carries the same force under μ_s
+    /// (k_t s scaled by μ_k/μ_s).
+    #[test]
+    fn the_return_mapping_keeps_mu_s_until_the_contact_slides() {
+        let (eps_d, tol, mu) = (1e-6, 1e-7, (0.4, 0.6));
+        let inside = Vector2::new(0.6e-6, 0.0);
+        assert_eq!(
+            return_mapping(&inside, true, mu, eps_d, tol),
+            StickAnchor {
+                offset: inside,
+                stuck: true
+            }
+        );
+        let yielded = return_mapping(&Vector2::new(0.0, 1.05e-6), true, mu, eps_d, tol);
+        assert!(yielded.stuck);
+        assert!((yielded.offset - Vector2::new(0.0, eps_d)).norm() < 1e-18);
+        let slid = return_mapping(&Vector2::new(-3e-6, 0.0), true, mu, eps_d, tol);
+        assert!(!slid.stuck);
+        assert!((slid.offset - Vector2::new(-eps_d, 0.0)).norm() < 1e-18);
+        // Held again after sliding: force μ_k λ r/ε_d before, μ_s λ r'/ε_d after.
+        let held = return_mapping(&inside, false, mu, eps_d, tol);
+        assert!(held.stuck);
+        assert!((held.offset * mu.1 - inside * mu.0).norm() < 1e-18);
+    }
 
     fn collision<const D: usize>(n: Vector<D>) -> TangentialCollision<D> {
         TangentialCollision {
