@@ -13,12 +13,16 @@
 //!   fails are removed again).
 //! * `DIR` that is an empty directory is replaced by the new output (it held nothing); one on
 //!   which a file system is mounted cannot be, and is refused.
-//! * `DIR` that holds a previous output *of the same command* (its marker says so and lists
-//!   every file in it) is replaced: renamed away to `.NAME.old-PID`, the new output renamed in,
-//!   the old one removed. `run` replaces only a run's output, `plot --data` only plotted data;
-//!   a sweep directory is only ever the sweep's.
+//! * `DIR` that holds a previous output *of the same command* (its marker says so, lists every
+//!   file in it, and records each file's SHA-256, which each file still matches) is replaced:
+//!   renamed away to `.NAME.old-PID`, the new output renamed in, the old one removed. `run`
+//!   replaces only a run's output, `plot --data` only plotted data; a sweep directory is only
+//!   ever the sweep's.
 //! * Anything else is refused: a file, a link, a directory holding anything stickslip did not
-//!   write, the output of another command, and the working directory or one that contains it.
+//!   write, a previous output one of whose files was changed since it was written (or is now a
+//!   link or a directory) or whose marker records no hashes (versions before they were
+//!   recorded: stickslip cannot tell whether its files are still its own), the output of
+//!   another command, and the working directory or one that contains it.
 //! * A single file (a figure, a screenshot: [`OutputFile`]) replaces only a PNG that the same
 //!   command wrote (its `stickslip-output` text chunk, [`crate::graphics::png_written_by`]).
 //! * A staging directory is removed when the run fails, and by the signal handler of the binary
@@ -30,8 +34,9 @@
 //!   Nothing without that marker is ever removed, whatever its name or the files in it, and
 //!   nothing of another host, container or boot.
 
+use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -126,6 +131,13 @@ pub struct Marker {
     pub kind: Option<String>,
     /// The files of the directory, by name (the marker itself excluded).
     pub files: Vec<String>,
+    /// The SHA-256 of each of `files` as written (lowercase hex), by name: a file whose content
+    /// no longer matches was changed by someone else and is theirs, and the directory is not
+    /// replaced. Absent in markers of versions before it was recorded (which no command
+    /// replaces, since it cannot tell), and in a sweep directory's marker (whose files grow as
+    /// its cells run, and which is never replaced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<BTreeMap<String, String>>,
 }
 
 impl Marker {
@@ -137,6 +149,7 @@ impl Marker {
             command: Some(by.command.to_string()),
             kind: Some(by.kind.clone()),
             files,
+            sha256: None,
         }
     }
 }
@@ -160,8 +173,8 @@ enum Existing {
     Nothing,
     /// An empty directory.
     EmptyDir,
-    /// A previous output of the same command: a directory holding exactly the files its marker
-    /// lists.
+    /// A previous output of the same command: a directory holding only files its marker lists,
+    /// each with the SHA-256 it records.
     PreviousOutput,
 }
 
@@ -185,16 +198,56 @@ pub fn read_marker(dir: &Path) -> Option<Marker> {
     (marker.written_by == "stickslip").then_some(marker)
 }
 
-/// Entry names of `dir`, and whether each is a plain file (not a link, not a directory).
-fn entries(dir: &Path) -> Result<Vec<(String, bool)>, OutputError> {
+/// Entry names of `dir`, sorted, and what each is (not following links).
+fn entries(dir: &Path) -> Result<Vec<(String, fs::FileType)>, OutputError> {
     let mut out = Vec::new();
     for e in io(dir, fs::read_dir(dir))? {
         let e = io(dir, e)?;
-        let is_file = io(dir, e.file_type())?.is_file();
-        out.push((e.file_name().to_string_lossy().into_owned(), is_file));
+        let kind = io(dir, e.file_type())?;
+        out.push((e.file_name().to_string_lossy().into_owned(), kind));
     }
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// What a directory entry that is not a plain file is, for messages.
+fn kind_name(kind: fs::FileType) -> &'static str {
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The SHA-256 of the file at `path`, as lowercase hex (what a [`Marker`] records).
+///
+/// # Errors
+/// When the file cannot be opened or read.
+pub fn sha256_hex(path: &Path) -> Result<String, OutputError> {
+    use sha2::{Digest, Sha256};
+    let mut file = io(path, fs::File::open(path))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(OutputError {
+                    path: path.to_path_buf(),
+                    source: e,
+                });
+            }
+        }
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Classifies `target` for an output of `by`: free, empty, a previous output of the same
@@ -285,10 +338,24 @@ fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
             ));
         }
     }
+    let previous = format!("holds a previous `stickslip {}` output", by.command);
+    // The files it lists, each as written: none turned into something else, none foreign.
+    if let Some((name, kind)) = found
+        .iter()
+        .find(|(n, kind)| n != MARKER_FILE && marker.files.contains(n) && !kind.is_file())
+    {
+        return Err(refuse(
+            format!(
+                "{previous} whose {name} is now {} (stickslip wrote a file there), which makes it yours, and stickslip never replaces it",
+                kind_name(*kind)
+            ),
+            "move it away, or give another directory",
+        ));
+    }
     let foreign: Vec<String> = found
-        .into_iter()
-        .filter(|(n, is_file)| !(*is_file && (n == MARKER_FILE || marker.files.contains(n))))
-        .map(|(n, _)| n)
+        .iter()
+        .filter(|(n, kind)| !(kind.is_file() && (n == MARKER_FILE || marker.files.contains(n))))
+        .map(|(n, _)| n.clone())
         .collect();
     if !foreign.is_empty() {
         return Err(refuse(
@@ -298,6 +365,39 @@ fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
             ),
             "move those files away, or give another directory",
         ));
+    }
+    let Some(hashes) = &marker.sha256 else {
+        return Err(refuse(
+            format!(
+                "{previous} whose {MARKER_FILE} records no content hashes (version {} wrote it, before they were recorded), so stickslip cannot tell whether you changed its files, and does not replace it",
+                marker.version
+            ),
+            "give another directory, or remove that output yourself if nothing in it is yours",
+        ));
+    };
+    // Every file still the one stickslip wrote: a file changed since is the user's.
+    for (name, _) in found.iter().filter(|(n, _)| n != MARKER_FILE) {
+        let path = target.join(name);
+        let changed = match sha256_hex(&path) {
+            Ok(h) => hashes.get(name) != Some(&h),
+            Err(e) => {
+                return Err(refuse(
+                    format!(
+                        "{previous} whose {name} cannot be read to check that it is unchanged ({}), and stickslip does not replace what it cannot check",
+                        e.source
+                    ),
+                    "give another directory",
+                ));
+            }
+        };
+        if changed {
+            return Err(refuse(
+                format!(
+                    "{previous} whose {name} was changed after stickslip wrote it (its SHA-256 is not the one {MARKER_FILE} records): a changed file is yours, and stickslip never replaces it"
+                ),
+                "move that file away, or give another directory",
+            ));
+        }
     }
     Ok(Existing::PreviousOutput)
 }
@@ -561,12 +661,16 @@ impl StagedDir {
     /// [`StageError::Io`] when a rename fails (the target is then as it was).
     pub fn commit(mut self) -> Result<PathBuf, StageError> {
         let mut guard = staging_lock();
-        let files: Vec<String> = entries(&self.staging)?
-            .into_iter()
-            .map(|(n, _)| n)
-            .filter(|n| n != MARKER_FILE && n != STAGING_MARKER)
-            .collect();
-        let marker = Marker::new(&self.by, files);
+        let mut files = Vec::new();
+        let mut hashes = BTreeMap::new();
+        for (name, _) in entries(&self.staging)? {
+            if name != MARKER_FILE && name != STAGING_MARKER {
+                hashes.insert(name.clone(), sha256_hex(&self.staging.join(&name))?);
+                files.push(name);
+            }
+        }
+        let mut marker = Marker::new(&self.by, files);
+        marker.sha256 = Some(hashes);
         let marker_path = self.staging.join(MARKER_FILE);
         let text = serde_json::to_string_pretty(&marker).map_err(|e| OutputError {
             path: marker_path.clone(),
