@@ -5,7 +5,12 @@
 //! deleted:
 //!
 //! * Every output path is checked before anything runs; a refused one is [`OutputRefused`]
-//!   (exit code 2), and nothing is written, not even a parent directory.
+//!   (exit code 2), and nothing is written, not even a parent directory. That includes a path
+//!   that cannot be written (too long for its staging name, a component over `NAME_MAX`, a
+//!   directory this process may not write into: [`crate::console::out_path_too_long`],
+//!   [`crate::console::unwritable`]); where only creating it tells, the error names the path
+//!   given, not the staging path, and is exit 2 when the path is at fault
+//!   ([`crate::console::is_path_error`]).
 //! * Files are written into a staging directory `.NAME.partial-PID` beside `DIR` and renamed to
 //!   `DIR` only when everything is written, with a marker file [`MARKER_FILE`] saying which
 //!   command and case kind wrote them and listing them ([`Marker`]).
@@ -94,6 +99,60 @@ pub(crate) fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// The bytes a staging name (`.NAME.partial-PID`, `.NAME.old-PID`) adds to `NAME`, at most: the
+/// dot, `.partial-` and a PID of up to ten digits.
+const STAGING_OVERHEAD: usize = 1 + ".partial-".len() + 10;
+
+/// Refuses (exit 2) an output path that is too long to be written with its staging name
+/// ([`crate::console::out_path_too_long`]).
+fn check_length(target: &Path, is_file: bool) -> Result<(), OutputRefused> {
+    match crate::console::out_path_too_long(target, ".NAME.partial-PID", STAGING_OVERHEAD) {
+        Some(what) => Err(OutputRefused {
+            path: target.to_path_buf(),
+            is_file,
+            what,
+            advice: "give a shorter path".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses (exit 2) an output path whose nearest existing directory this process cannot write
+/// into ([`crate::console::unwritable`]).
+fn check_writable(target: &Path, is_file: bool) -> Result<(), OutputRefused> {
+    match crate::console::unwritable(&parent_of(target)) {
+        Some(why) => Err(OutputRefused {
+            path: target.to_path_buf(),
+            is_file,
+            what: format!("cannot be written: {why}"),
+            advice: "give a path in a directory you can write to".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// An error of `doing` (creating a directory for the output at `target`), naming `target`, the
+/// path the user gave, and not the hidden staging path: refused (exit 2) when the path is at
+/// fault ([`crate::console::is_path_error`]: no permission, a read-only file system, …), an I/O
+/// error (exit 1) when the system is (a full disk).
+fn setup_error(target: &Path, is_file: bool, doing: &str, e: std::io::Error) -> StageError {
+    if crate::console::is_path_error(&e) {
+        OutputRefused {
+            path: target.to_path_buf(),
+            is_file,
+            what: format!("cannot be written: {doing} failed ({e})"),
+            advice: "give a path in a directory you can write to".into(),
+        }
+        .into()
+    } else {
+        OutputError {
+            path: target.to_path_buf(),
+            source: std::io::Error::new(e.kind(), format!("{doing} failed: {e}")),
+        }
+        .into()
+    }
 }
 
 /// Which command, and for which kind of case, wrote an output: recorded in its [`Marker`].
@@ -265,13 +324,7 @@ fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
     let meta = match fs::symlink_metadata(target) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Existing::Nothing),
-        Err(e) => {
-            return Err(OutputError {
-                path: target.to_path_buf(),
-                source: e,
-            }
-            .into());
-        }
+        Err(e) => return Err(setup_error(target, false, "looking it up", e)),
     };
     let new_path =
         "give a path that does not exist yet (stickslip creates it), or an empty directory";
@@ -599,27 +652,29 @@ impl StagedDir {
                 .into());
             }
         };
+        check_length(target, false)?;
         check_ancestors(target, false)?;
         classify(target, &by)?;
+        check_writable(target, false)?;
         let parent = parent_of(target);
         let mut guard = staging_lock();
-        let created_parents = create_parents(&missing_ancestors(&parent))?;
+        let created_parents = create_parents(&missing_ancestors(&parent)).map_err(|e| {
+            let doing = format!("creating the directory {}", e.path.display());
+            setup_error(target, false, &doing, e.source)
+        })?;
         remove_stale_staging(&parent, &name, true, false);
         let pid = std::process::id();
         let staging = parent.join(format!(".{name}.partial-{pid}"));
         let old = parent.join(format!(".{name}.old-{pid}"));
+        let doing = format!("creating its staging directory in {}", parent.display());
         if let Err(e) = fs::create_dir(&staging) {
             remove_parents(&created_parents);
-            return Err(OutputError {
-                path: staging,
-                source: e,
-            }
-            .into());
+            return Err(setup_error(target, false, &doing, e));
         }
         if let Err(e) = write_staging_marker(&staging, &name) {
             let _ = fs::remove_dir_all(&staging);
             remove_parents(&created_parents);
-            return Err(e.into());
+            return Err(setup_error(target, false, &doing, e.source));
         }
         guard.push(Registration {
             staging: staging.clone(),
@@ -770,6 +825,7 @@ impl OutputFile {
                 "give a path such as fig.png",
             ));
         }
+        check_length(path, true)?;
         check_ancestors(path, true)?;
         if !create_parents && !missing_ancestors(&parent_of(path)).is_empty() {
             return Err(refuse(
@@ -805,6 +861,7 @@ impl OutputFile {
                 }
             },
         }
+        check_writable(path, true)?;
         Ok(OutputFile {
             path: path.to_path_buf(),
             label,
@@ -827,13 +884,13 @@ impl OutputFile {
         let _guard = staging_lock();
         // Checked again: something may have appeared at the path during the run.
         OutputFile::check(&self.path, self.label, self.create_parents)?;
-        let created = create_parents(&missing_ancestors(&parent_of(&self.path)))?;
+        let created = create_parents(&missing_ancestors(&parent_of(&self.path))).map_err(|e| {
+            let doing = format!("creating the directory {}", e.path.display());
+            setup_error(&self.path, true, &doing, e.source)
+        })?;
         crate::graphics::write_png(&self.path, rgb, width, height, self.label).map_err(|source| {
             remove_parents(&created);
-            StageError::Io(OutputError {
-                path: self.path.clone(),
-                source,
-            })
+            setup_error(&self.path, true, "writing it", source)
         })
     }
 }
