@@ -117,6 +117,110 @@ pub fn contains_working_dir(dir: &std::path::Path) -> bool {
     }
 }
 
+/// The longest file name (one path component) stickslip writes, bytes: NAME_MAX of the common
+/// file systems.
+pub const NAME_MAX: usize = 255;
+
+/// The longest output path stickslip takes, bytes: the system's PATH_MAX (4096) less 256 for the
+/// names it writes under it (a staging name beside it, a cell file's temporary name inside).
+pub const OUT_PATH_MAX: usize = 3840;
+
+/// Why the output path `path` cannot be written as given, by the length rules; `None` when it
+/// can. The command writes it first under a hidden name beside it, `staging` (as in
+/// `.NAME.partial-PID`), at most `overhead` bytes longer than its name, so its name may be at
+/// most [`NAME_MAX`] − `overhead` bytes; every other component at most [`NAME_MAX`], the whole
+/// path at most [`OUT_PATH_MAX`].
+pub fn out_path_too_long(path: &std::path::Path, staging: &str, overhead: usize) -> Option<String> {
+    let total = path.as_os_str().as_encoded_bytes().len();
+    if total > OUT_PATH_MAX {
+        return Some(format!(
+            "is {total} bytes long, and an output path may be at most {OUT_PATH_MAX} (the system's PATH_MAX, 4096, less room for the names stickslip writes under it)"
+        ));
+    }
+    for c in path.components() {
+        if let std::path::Component::Normal(n) = c {
+            let len = n.as_encoded_bytes().len();
+            if len > NAME_MAX {
+                let start: String = n.to_string_lossy().chars().take(12).collect();
+                return Some(format!(
+                    "has a component of {len} bytes ({start}…), and a file name holds at most {NAME_MAX}"
+                ));
+            }
+        }
+    }
+    let name_max = NAME_MAX.saturating_sub(overhead);
+    let len = path.file_name().map_or(0, |n| n.as_encoded_bytes().len());
+    (len > name_max).then(|| {
+        format!(
+            "its name is {len} bytes long, and stickslip writes it first as {staging} beside it, so the name may be at most {name_max} bytes (a file name holds at most {NAME_MAX})"
+        )
+    })
+}
+
+/// Why the nearest existing directory at or above `dir` cannot be written into by this process
+/// (no write or search permission, a read-only file system); `None` when it can, or when it
+/// cannot tell (then creating the output says so: [`is_path_error`]).
+pub fn unwritable(dir: &std::path::Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let existing = dir.ancestors().find_map(|p| {
+            let p = if p.as_os_str().is_empty() {
+                std::path::Path::new(".")
+            } else {
+                p
+            };
+            std::fs::symlink_metadata(p).is_ok().then_some(p)
+        })?;
+        let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+        // SAFETY: faccessat reads the NUL-terminated path and changes nothing.
+        let r = unsafe {
+            libc::faccessat(
+                libc::AT_FDCWD,
+                c.as_ptr(),
+                libc::W_OK | libc::X_OK,
+                libc::AT_EACCESS,
+            )
+        };
+        (r != 0).then(|| {
+            format!(
+                "{} cannot be written into ({})",
+                existing.display(),
+                std::io::Error::last_os_error()
+            )
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+/// Whether an error creating an output path comes from the path given (no permission, a
+/// read-only file system, a name too long, a component that is not a directory, a loop of
+/// links): bad input, refused with exit 2, rather than a failure of the system (a full disk, an
+/// I/O error: exit 1).
+pub fn is_path_error(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind as K;
+    #[cfg(unix)]
+    if let Some(code) = e.raw_os_error() {
+        return [
+            libc::EACCES,
+            libc::EPERM,
+            libc::EROFS,
+            libc::ENAMETOOLONG,
+            libc::ENOTDIR,
+            libc::ELOOP,
+        ]
+        .contains(&code);
+    }
+    matches!(
+        e.kind(),
+        K::PermissionDenied | K::ReadOnlyFilesystem | K::InvalidFilename | K::NotADirectory
+    )
+}
+
 /// Whether a file system is mounted on `dir` (its device differs from its parent's, or
 /// `/proc/self/mountinfo` lists it, which also finds bind mounts): such a directory cannot be
 /// renamed or replaced, so a command must write inside it instead.

@@ -5,7 +5,12 @@
 //! deleted:
 //!
 //! * Every output path is checked before anything runs; a refused one is [`OutputRefused`]
-//!   (exit code 2), and nothing is written, not even a parent directory.
+//!   (exit code 2), and nothing is written, not even a parent directory. That includes a path
+//!   that cannot be written (too long for its staging name, a component over `NAME_MAX`, a
+//!   directory this process may not write into: [`crate::console::out_path_too_long`],
+//!   [`crate::console::unwritable`]); where only creating it tells, the error names the path
+//!   given, not the staging path, and is exit 2 when the path is at fault
+//!   ([`crate::console::is_path_error`]).
 //! * Files are written into a staging directory `.NAME.partial-PID` beside `DIR` and renamed to
 //!   `DIR` only when everything is written, with a marker file [`MARKER_FILE`] saying which
 //!   command and case kind wrote them and listing them ([`Marker`]).
@@ -13,12 +18,16 @@
 //!   fails are removed again).
 //! * `DIR` that is an empty directory is replaced by the new output (it held nothing); one on
 //!   which a file system is mounted cannot be, and is refused.
-//! * `DIR` that holds a previous output *of the same command* (its marker says so and lists
-//!   every file in it) is replaced: renamed away to `.NAME.old-PID`, the new output renamed in,
-//!   the old one removed. `run` replaces only a run's output, `plot --data` only plotted data;
-//!   a sweep directory is only ever the sweep's.
+//! * `DIR` that holds a previous output *of the same command* (its marker says so, lists every
+//!   file in it, and records each file's SHA-256, which each file still matches) is replaced:
+//!   renamed away to `.NAME.old-PID`, the new output renamed in, the old one removed. `run`
+//!   replaces only a run's output, `plot --data` only plotted data; a sweep directory is only
+//!   ever the sweep's.
 //! * Anything else is refused: a file, a link, a directory holding anything stickslip did not
-//!   write, the output of another command, and the working directory or one that contains it.
+//!   write, a previous output one of whose files was changed since it was written (or is now a
+//!   link or a directory) or whose marker records no hashes (versions before they were
+//!   recorded: stickslip cannot tell whether its files are still its own), the output of
+//!   another command, and the working directory or one that contains it.
 //! * A single file (a figure, a screenshot: [`OutputFile`]) replaces only a PNG that the same
 //!   command wrote (its `stickslip-output` text chunk, [`crate::graphics::png_written_by`]).
 //! * A staging directory is removed when the run fails, and by the signal handler of the binary
@@ -30,8 +39,9 @@
 //!   Nothing without that marker is ever removed, whatever its name or the files in it, and
 //!   nothing of another host, container or boot.
 
+use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -91,6 +101,60 @@ pub(crate) fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError
     })
 }
 
+/// The bytes a staging name (`.NAME.partial-PID`, `.NAME.old-PID`) adds to `NAME`, at most: the
+/// dot, `.partial-` and a PID of up to ten digits.
+const STAGING_OVERHEAD: usize = 1 + ".partial-".len() + 10;
+
+/// Refuses (exit 2) an output path that is too long to be written with its staging name
+/// ([`crate::console::out_path_too_long`]).
+fn check_length(target: &Path, is_file: bool) -> Result<(), OutputRefused> {
+    match crate::console::out_path_too_long(target, ".NAME.partial-PID", STAGING_OVERHEAD) {
+        Some(what) => Err(OutputRefused {
+            path: target.to_path_buf(),
+            is_file,
+            what,
+            advice: "give a shorter path".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses (exit 2) an output path whose nearest existing directory this process cannot write
+/// into ([`crate::console::unwritable`]).
+fn check_writable(target: &Path, is_file: bool) -> Result<(), OutputRefused> {
+    match crate::console::unwritable(&parent_of(target)) {
+        Some(why) => Err(OutputRefused {
+            path: target.to_path_buf(),
+            is_file,
+            what: format!("cannot be written: {why}"),
+            advice: "give a path in a directory you can write to".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// An error of `doing` (creating a directory for the output at `target`), naming `target`, the
+/// path the user gave, and not the hidden staging path: refused (exit 2) when the path is at
+/// fault ([`crate::console::is_path_error`]: no permission, a read-only file system, …), an I/O
+/// error (exit 1) when the system is (a full disk).
+fn setup_error(target: &Path, is_file: bool, doing: &str, e: std::io::Error) -> StageError {
+    if crate::console::is_path_error(&e) {
+        OutputRefused {
+            path: target.to_path_buf(),
+            is_file,
+            what: format!("cannot be written: {doing} failed ({e})"),
+            advice: "give a path in a directory you can write to".into(),
+        }
+        .into()
+    } else {
+        OutputError {
+            path: target.to_path_buf(),
+            source: std::io::Error::new(e.kind(), format!("{doing} failed: {e}")),
+        }
+        .into()
+    }
+}
+
 /// Which command, and for which kind of case, wrote an output: recorded in its [`Marker`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WrittenBy {
@@ -126,6 +190,13 @@ pub struct Marker {
     pub kind: Option<String>,
     /// The files of the directory, by name (the marker itself excluded).
     pub files: Vec<String>,
+    /// The SHA-256 of each of `files` as written (lowercase hex), by name: a file whose content
+    /// no longer matches was changed by someone else and is theirs, and the directory is not
+    /// replaced. Absent in markers of versions before it was recorded (which no command
+    /// replaces, since it cannot tell), and in a sweep directory's marker (whose files grow as
+    /// its cells run, and which is never replaced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<BTreeMap<String, String>>,
 }
 
 impl Marker {
@@ -137,6 +208,7 @@ impl Marker {
             command: Some(by.command.to_string()),
             kind: Some(by.kind.clone()),
             files,
+            sha256: None,
         }
     }
 }
@@ -160,8 +232,8 @@ enum Existing {
     Nothing,
     /// An empty directory.
     EmptyDir,
-    /// A previous output of the same command: a directory holding exactly the files its marker
-    /// lists.
+    /// A previous output of the same command: a directory holding only files its marker lists,
+    /// each with the SHA-256 it records.
     PreviousOutput,
 }
 
@@ -185,16 +257,56 @@ pub fn read_marker(dir: &Path) -> Option<Marker> {
     (marker.written_by == "stickslip").then_some(marker)
 }
 
-/// Entry names of `dir`, and whether each is a plain file (not a link, not a directory).
-fn entries(dir: &Path) -> Result<Vec<(String, bool)>, OutputError> {
+/// Entry names of `dir`, sorted, and what each is (not following links).
+fn entries(dir: &Path) -> Result<Vec<(String, fs::FileType)>, OutputError> {
     let mut out = Vec::new();
     for e in io(dir, fs::read_dir(dir))? {
         let e = io(dir, e)?;
-        let is_file = io(dir, e.file_type())?.is_file();
-        out.push((e.file_name().to_string_lossy().into_owned(), is_file));
+        let kind = io(dir, e.file_type())?;
+        out.push((e.file_name().to_string_lossy().into_owned(), kind));
     }
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// What a directory entry that is not a plain file is, for messages.
+fn kind_name(kind: fs::FileType) -> &'static str {
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The SHA-256 of the file at `path`, as lowercase hex (what a [`Marker`] records).
+///
+/// # Errors
+/// When the file cannot be opened or read.
+pub fn sha256_hex(path: &Path) -> Result<String, OutputError> {
+    use sha2::{Digest, Sha256};
+    let mut file = io(path, fs::File::open(path))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(OutputError {
+                    path: path.to_path_buf(),
+                    source: e,
+                });
+            }
+        }
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Classifies `target` for an output of `by`: free, empty, a previous output of the same
@@ -212,13 +324,7 @@ fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
     let meta = match fs::symlink_metadata(target) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Existing::Nothing),
-        Err(e) => {
-            return Err(OutputError {
-                path: target.to_path_buf(),
-                source: e,
-            }
-            .into());
-        }
+        Err(e) => return Err(setup_error(target, false, "looking it up", e)),
     };
     let new_path =
         "give a path that does not exist yet (stickslip creates it), or an empty directory";
@@ -285,10 +391,24 @@ fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
             ));
         }
     }
+    let previous = format!("holds a previous `stickslip {}` output", by.command);
+    // The files it lists, each as written: none turned into something else, none foreign.
+    if let Some((name, kind)) = found
+        .iter()
+        .find(|(n, kind)| n != MARKER_FILE && marker.files.contains(n) && !kind.is_file())
+    {
+        return Err(refuse(
+            format!(
+                "{previous} whose {name} is now {} (stickslip wrote a file there), which makes it yours, and stickslip never replaces it",
+                kind_name(*kind)
+            ),
+            "move it away, or give another directory",
+        ));
+    }
     let foreign: Vec<String> = found
-        .into_iter()
-        .filter(|(n, is_file)| !(*is_file && (n == MARKER_FILE || marker.files.contains(n))))
-        .map(|(n, _)| n)
+        .iter()
+        .filter(|(n, kind)| !(kind.is_file() && (n == MARKER_FILE || marker.files.contains(n))))
+        .map(|(n, _)| n.clone())
         .collect();
     if !foreign.is_empty() {
         return Err(refuse(
@@ -298,6 +418,39 @@ fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
             ),
             "move those files away, or give another directory",
         ));
+    }
+    let Some(hashes) = &marker.sha256 else {
+        return Err(refuse(
+            format!(
+                "{previous} whose {MARKER_FILE} records no content hashes (version {} wrote it, before they were recorded), so stickslip cannot tell whether you changed its files, and does not replace it",
+                marker.version
+            ),
+            "give another directory, or remove that output yourself if nothing in it is yours",
+        ));
+    };
+    // Every file still the one stickslip wrote: a file changed since is the user's.
+    for (name, _) in found.iter().filter(|(n, _)| n != MARKER_FILE) {
+        let path = target.join(name);
+        let changed = match sha256_hex(&path) {
+            Ok(h) => hashes.get(name) != Some(&h),
+            Err(e) => {
+                return Err(refuse(
+                    format!(
+                        "{previous} whose {name} cannot be read to check that it is unchanged ({}), and stickslip does not replace what it cannot check",
+                        e.source
+                    ),
+                    "give another directory",
+                ));
+            }
+        };
+        if changed {
+            return Err(refuse(
+                format!(
+                    "{previous} whose {name} was changed after stickslip wrote it (its SHA-256 is not the one {MARKER_FILE} records): a changed file is yours, and stickslip never replaces it"
+                ),
+                "move that file away, or give another directory",
+            ));
+        }
     }
     Ok(Existing::PreviousOutput)
 }
@@ -499,27 +652,29 @@ impl StagedDir {
                 .into());
             }
         };
+        check_length(target, false)?;
         check_ancestors(target, false)?;
         classify(target, &by)?;
+        check_writable(target, false)?;
         let parent = parent_of(target);
         let mut guard = staging_lock();
-        let created_parents = create_parents(&missing_ancestors(&parent))?;
+        let created_parents = create_parents(&missing_ancestors(&parent)).map_err(|e| {
+            let doing = format!("creating the directory {}", e.path.display());
+            setup_error(target, false, &doing, e.source)
+        })?;
         remove_stale_staging(&parent, &name, true, false);
         let pid = std::process::id();
         let staging = parent.join(format!(".{name}.partial-{pid}"));
         let old = parent.join(format!(".{name}.old-{pid}"));
+        let doing = format!("creating its staging directory in {}", parent.display());
         if let Err(e) = fs::create_dir(&staging) {
             remove_parents(&created_parents);
-            return Err(OutputError {
-                path: staging,
-                source: e,
-            }
-            .into());
+            return Err(setup_error(target, false, &doing, e));
         }
         if let Err(e) = write_staging_marker(&staging, &name) {
             let _ = fs::remove_dir_all(&staging);
             remove_parents(&created_parents);
-            return Err(e.into());
+            return Err(setup_error(target, false, &doing, e.source));
         }
         guard.push(Registration {
             staging: staging.clone(),
@@ -561,12 +716,16 @@ impl StagedDir {
     /// [`StageError::Io`] when a rename fails (the target is then as it was).
     pub fn commit(mut self) -> Result<PathBuf, StageError> {
         let mut guard = staging_lock();
-        let files: Vec<String> = entries(&self.staging)?
-            .into_iter()
-            .map(|(n, _)| n)
-            .filter(|n| n != MARKER_FILE && n != STAGING_MARKER)
-            .collect();
-        let marker = Marker::new(&self.by, files);
+        let mut files = Vec::new();
+        let mut hashes = BTreeMap::new();
+        for (name, _) in entries(&self.staging)? {
+            if name != MARKER_FILE && name != STAGING_MARKER {
+                hashes.insert(name.clone(), sha256_hex(&self.staging.join(&name))?);
+                files.push(name);
+            }
+        }
+        let mut marker = Marker::new(&self.by, files);
+        marker.sha256 = Some(hashes);
         let marker_path = self.staging.join(MARKER_FILE);
         let text = serde_json::to_string_pretty(&marker).map_err(|e| OutputError {
             path: marker_path.clone(),
@@ -666,6 +825,7 @@ impl OutputFile {
                 "give a path such as fig.png",
             ));
         }
+        check_length(path, true)?;
         check_ancestors(path, true)?;
         if !create_parents && !missing_ancestors(&parent_of(path)).is_empty() {
             return Err(refuse(
@@ -701,6 +861,7 @@ impl OutputFile {
                 }
             },
         }
+        check_writable(path, true)?;
         Ok(OutputFile {
             path: path.to_path_buf(),
             label,
@@ -723,13 +884,13 @@ impl OutputFile {
         let _guard = staging_lock();
         // Checked again: something may have appeared at the path during the run.
         OutputFile::check(&self.path, self.label, self.create_parents)?;
-        let created = create_parents(&missing_ancestors(&parent_of(&self.path)))?;
+        let created = create_parents(&missing_ancestors(&parent_of(&self.path))).map_err(|e| {
+            let doing = format!("creating the directory {}", e.path.display());
+            setup_error(&self.path, true, &doing, e.source)
+        })?;
         crate::graphics::write_png(&self.path, rgb, width, height, self.label).map_err(|source| {
             remove_parents(&created);
-            StageError::Io(OutputError {
-                path: self.path.clone(),
-                source,
-            })
+            setup_error(&self.path, true, "writing it", source)
         })
     }
 }

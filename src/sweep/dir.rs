@@ -417,6 +417,29 @@ fn foreign_entries(
 /// The label `collect` marks `map.png` with ([`crate::graphics::PNG_MARKER_KEYWORD`]).
 pub const MAP_LABEL: &str = "sweep collect";
 
+/// The bytes the staging name `.NAME.sweep-partial-PID-N` adds to `NAME`, at most: the dot,
+/// `.sweep-partial-`, a PID of up to ten digits, a dash and a counter of up to twenty.
+const STAGING_OVERHEAD: usize = 1 + ".sweep-partial-".len() + 10 + 1 + 20;
+
+/// An error of `doing` (creating the sweep directory `dir`), naming `dir`, the path the user
+/// gave, not the hidden staging path: refused (exit 2) when the path is at fault
+/// ([`crate::console::is_path_error`]), an I/O error (exit 1) when the system is.
+fn setup_error(dir: &Path, doing: &str, e: std::io::Error) -> SweepError {
+    if crate::console::is_path_error(&e) {
+        SweepError::Refused {
+            path: dir.to_path_buf(),
+            what: format!(
+                "cannot be written: {doing} failed ({e}); give a path in a directory you can write to"
+            ),
+        }
+    } else {
+        SweepError::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(e.kind(), format!("{doing} failed: {e}")),
+        }
+    }
+}
+
 /// Distinguishes the temporary files of one process.
 static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -461,11 +484,16 @@ impl SweepDir {
             path: dir.to_path_buf(),
             what,
         };
+        if let Some(what) =
+            crate::console::out_path_too_long(dir, ".NAME.sweep-partial-PID-N", STAGING_OVERHEAD)
+        {
+            return Err(refuse(format!("{what}; give a shorter path")));
+        }
         // Two rounds: a failed rename means another process made DIR first; accept it then.
         for _ in 0..2 {
             match fs::symlink_metadata(dir) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io::<()>(dir, Err(e)).unwrap_err()),
+                Err(e) => return Err(setup_error(dir, "looking it up", e)),
                 Ok(meta) if meta.file_type().is_symlink() => {
                     return Err(refuse(
                         "is a symbolic link; give the directory itself or a new path".into(),
@@ -516,13 +544,33 @@ impl SweepDir {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| Path::new("."));
-        io(parent, fs::create_dir_all(parent))?;
+        if let Some(why) = crate::console::unwritable(parent) {
+            return Err(SweepError::Refused {
+                path: dir.to_path_buf(),
+                what: format!(
+                    "cannot be written: {why}; give a path in a directory you can write to"
+                ),
+            });
+        }
+        fs::create_dir_all(parent).map_err(|e| {
+            setup_error(
+                dir,
+                &format!("creating the directory {}", parent.display()),
+                e,
+            )
+        })?;
         let staging = parent.join(format!(
             ".{name}.sweep-partial-{}-{}",
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        io(&staging, fs::create_dir(&staging))?;
+        fs::create_dir(&staging).map_err(|e| {
+            setup_error(
+                dir,
+                &format!("creating its staging directory in {}", parent.display()),
+                e,
+            )
+        })?;
         let build = || -> Result<(), SweepError> {
             io(&staging, fs::create_dir(staging.join(CELLS)))?;
             write_atomic(&staging.join(marker.0), marker.1.as_bytes())?;

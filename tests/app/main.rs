@@ -10,5 +10,6 @@ mod picture;
 mod api_entry_points;
 mod cli;
 mod issue_23_nothing_lost;
+mod issue_41_outputs;
 mod module_cycles;
 mod plot;
