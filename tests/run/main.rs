@@ -8,4 +8,5 @@ mod analytic_slope;
 mod exact_stick;
 mod refined_convergence;
 mod slope_stopping;
+mod truthful_outputs;
 mod verdict_cases;
