@@ -209,6 +209,7 @@ impl From<PlotError> for CliError {
             PlotError::Output(e) => CliError::Output(e),
             PlotError::Stage(e) => e.into(),
             PlotError::Emit(e) => e.into(),
+            PlotError::NotPhysical(e) => CliError::NotPhysical(e),
         }
     }
 }
