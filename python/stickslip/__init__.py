@@ -81,6 +81,17 @@ class RunResult:
         return self.summary.get("solver", {})
 
     @property
+    def physical(self) -> bool:
+        """False when a scene's body turned inside out or penetrated (``summary["physical"]``,
+        with ``summary["inverted"]`` and ``summary["penetrated"]`` naming the bodies, counts and
+        times; docs/scenes.md). Such a run does not raise: its trajectory and summary are valid
+        data, returned for inspection, where ``stickslip run`` writes them and exits 3. True
+        otherwise, and for the slope's square (whose folding, a documented artefact of the
+        book's mass-spring grid, is ``summary["solver"]["max_inverted_triangles"]``) and the
+        rigid football."""
+        return self.summary.get("physical", True)
+
+    @property
     def cross_check(self) -> Union[dict[str, Any], None]:
         """The impulse-law cross-check report of a slope run or of a scene, 2D or 3D, over
         every contact record (SPEC.md §4, docs/impulse.md §7: ``summary["cross_check"]``);

@@ -175,3 +175,17 @@ def test_the_progress_bar_is_off_when_stderr_is_not_a_terminal(repo, capfd):
     stickslip.load(repo / "cases/refined_mu0.11.toml").run(1.5)
     assert time.perf_counter() - started > 1.0
     assert capfd.readouterr().err == ""
+
+
+def test_an_unphysical_scene_returns_its_results_and_says_so(repo):
+    # The affine box at kappa = 1e-3 Pa turns inside out (tests/data/unphysical/): the CLI exits
+    # 3; Python returns the results for inspection, with the same verdict, and does not raise.
+    result = stickslip.load(repo / "tests/data/unphysical/soft_affine_box.toml").run()
+    assert result.physical is False
+    assert result.summary["physical"] is False
+    (inverted,) = result.summary["inverted"]
+    assert (inverted["body"], inverted["elements"], inverted["of"]) == ("box", 24, 24)
+    assert abs(inverted["first_time_s"] - 0.12) < 1e-9
+    assert len(result.trajectory["t_s"]) == 201
+    physical = stickslip.load(repo / "cases/pulled_block3d.toml").run(0.1)
+    assert physical.physical is True and "physical" not in physical.summary

@@ -167,6 +167,10 @@ pub enum CliError {
     /// A sweep's input was bad (exit 2) or it could not run or write (exit 1).
     #[error(transparent)]
     Sweep(#[from] crate::sweep::SweepError),
+    /// A scene's run completed and wrote its outputs, but a body inverted or penetrated (exit
+    /// 3, [`crate::run::physical::NOT_PHYSICAL_EXIT_CODE`]).
+    #[error(transparent)]
+    NotPhysical(SceneCommandError),
 }
 
 impl From<EmitError> for CliError {
@@ -205,6 +209,7 @@ impl From<PlotError> for CliError {
             PlotError::Output(e) => CliError::Output(e),
             PlotError::Stage(e) => e.into(),
             PlotError::Emit(e) => e.into(),
+            PlotError::NotPhysical(e) => CliError::NotPhysical(e),
         }
     }
 }
@@ -237,6 +242,7 @@ impl From<SceneCommandError> for CliError {
             SceneCommandError::Emit(e) => CliError::from(e),
             SceneCommandError::Run(e) => CliError::Scene(e),
             SceneCommandError::Output(e) => CliError::Output(e),
+            e @ SceneCommandError::NotPhysical { .. } => CliError::NotPhysical(e),
             SceneCommandError::Backend(api::BackendSetupError::Gpu(e)) => CliError::Gpu(e),
             SceneCommandError::Backend(api::BackendSetupError::Backend(e)) => CliError::Backend(e),
         }
@@ -265,9 +271,11 @@ impl From<StageError> for CliError {
 }
 
 impl CliError {
-    /// 2 for bad input, 1 for failures of the run.
+    /// 2 for bad input, 1 for failures of the run, 3 for a scene's run that completed with a
+    /// body inverted or penetrated (its outputs written for inspection).
     pub fn exit_code(&self) -> i32 {
         match self {
+            CliError::NotPhysical(_) => crate::run::physical::NOT_PHYSICAL_EXIT_CODE,
             CliError::Case(_)
             | CliError::Option(_)
             | CliError::Refused(_)

@@ -243,6 +243,27 @@ pub enum PlotError {
     /// Printing the report failed (a closed stdout ends quietly).
     #[error(transparent)]
     Emit(#[from] EmitError),
+    /// A scene's run completed and its figure was written, but a body inverted or penetrated
+    /// (exit 3, as `stickslip run`'s [`crate::app::scene_command::SceneCommandError::NotPhysical`]).
+    #[error(transparent)]
+    NotPhysical(crate::app::scene_command::SceneCommandError),
+}
+
+/// After a scene's figure: its `not physical:` and `warning:` lines
+/// ([`crate::run::physical::Physicality::lines`]), and exit 3 when a body of case `case`
+/// inverted or penetrated (`figure` is the figure written).
+pub(crate) fn report_physicality(
+    case: &str,
+    physicality: &crate::run::physical::Physicality,
+    element: &str,
+    figure: &Path,
+) -> Result<(), PlotError> {
+    let lines = physicality.lines(element);
+    if !lines.is_empty() {
+        crate::console::emit(&lines)?;
+    }
+    crate::app::scene_command::physical_or_error(case, physicality, figure)
+        .map_err(PlotError::NotPhysical)
 }
 
 /// Refuses a figure path inside the `--data` directory: the figure would be a file the data

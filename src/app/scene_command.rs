@@ -61,6 +61,36 @@ pub enum SceneCommandError {
     /// Standard output closed.
     #[error(transparent)]
     Emit(#[from] EmitError),
+    /// The run completed and its outputs were written, but a body inverted or penetrated
+    /// (exit 3, [`crate::run::physical::NOT_PHYSICAL_EXIT_CODE`]).
+    #[error(
+        "{case}: the run completed but its result is not physical ({reasons}); its outputs in {dir} are for inspection"
+    )]
+    NotPhysical {
+        /// Case name.
+        case: String,
+        /// What happened, in a few words ([`crate::run::physical::Physicality::reasons`]).
+        reasons: String,
+        /// The output directory written.
+        dir: PathBuf,
+    },
+}
+
+/// `Err` with [`SceneCommandError::NotPhysical`] when `physicality` says a body of case `case`
+/// inverted or penetrated; its outputs are in `dir`.
+pub fn physical_or_error(
+    case: &str,
+    physicality: &crate::run::physical::Physicality,
+    dir: &Path,
+) -> Result<(), SceneCommandError> {
+    match physicality.reasons() {
+        Some(reasons) => Err(SceneCommandError::NotPhysical {
+            case: case.to_string(),
+            reasons,
+            dir: dir.to_path_buf(),
+        }),
+        None => Ok(()),
+    }
 }
 
 fn reject(option: &str, given: bool, rule: &str) -> Result<(), BadOption> {
@@ -134,10 +164,11 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
     } else {
         " and summary.json"
     };
-    Ok(emit(&format!(
+    emit(&format!(
         "\nwrote {}/trajectory.csv{contacts}\n",
         dir.display()
-    ))?)
+    ))?;
+    physical_or_error(&summary.case, &summary.physicality, &dir)
 }
 
 /// The columns of a 2D scene's `contacts.csv`: one row per contact pair within d̂ per step
@@ -240,6 +271,7 @@ pub fn scene_table(s: &SceneSummary) -> String {
             b.verdict
         ));
     }
+    t.push_str(&s.physicality.lines("triangles"));
     t.push_str(&drivers_table(&s.drivers));
     if let Some(a) = &s.stick_slip_cycle_analytic {
         t.push_str("\nstick-slip cycle (SPEC.md §8)   measured      analytic\n");

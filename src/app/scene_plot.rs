@@ -551,6 +551,12 @@ pub fn plot_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
                 crate::app::scene_command::write_summary(path, &summary)
             })?)
         },
+    )?;
+    crate::app::plot::report_physicality(
+        &runner.scene.name,
+        &runner.physicality(),
+        "triangles",
+        &args.out,
     )
 }
 

@@ -450,6 +450,12 @@ pub fn plot_solid_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
                 crate::app::solid_scene_command::write_summary(path, &summary)
             })?)
         },
+    )?;
+    crate::app::plot::report_physicality(
+        &runner.scene.name,
+        &runner.physicality(),
+        "tetrahedra",
+        &args.out,
     )
 }
 

@@ -76,7 +76,7 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
     }
     let dir = staged.commit()?;
     emit(&solid_table(&summary))?;
-    Ok(emit(&format!(
+    emit(&format!(
         "\nwrote {}/trajectory.csv and summary.json{}{}\n",
         dir.display(),
         if request.contacts {
@@ -89,7 +89,8 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
         } else {
             String::new()
         }
-    ))?)
+    ))?;
+    crate::app::scene_command::physical_or_error(&summary.case, &summary.physicality, &dir)
 }
 
 /// One OBJ frame of a 3D scene: every body's mesh node and every triangle mesh's vertex as a
@@ -183,6 +184,7 @@ pub fn solid_table(s: &SolidSummary) -> String {
             b.verdict
         ));
     }
+    t.push_str(&s.physicality.lines("tetrahedra"));
     t.push_str(&crate::app::scene_command::drivers_table(&s.drivers));
     if let (Some(m), Some(a)) = (&s.incline, &s.incline_analytic) {
         t.push_str(&format!(

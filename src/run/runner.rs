@@ -101,7 +101,9 @@ pub struct SolverTotals {
     /// Line searches accepted within E's rounding on the gradient's fall
     /// ([`crate::solver::line_search`]).
     pub flat_line_searches: usize,
-    /// Smallest node-to-slope distance over the run, m.
+    /// Smallest node-to-slope distance over the run, m. In a scene, the smallest of
+    /// `trajectory.csv`'s `NAME.min_distance_m` over every row (every node of every body to the
+    /// half-spaces, and every contact pair), so also a penetration the barrier's pairs miss.
     pub min_distance: f64,
     /// Symbolic factorisations (one at the start, one more each time contact brought a
     /// coupling outside the Hessian's pattern; the slope's node × half-space pairs never do).
@@ -388,6 +390,7 @@ impl Runner {
             downhill: &s,
             rotation: &self.rotation,
             in_contact: &in_contact,
+            angular_speed: None,
         };
         verdict::verdict(&track, self.scene.h)
     }

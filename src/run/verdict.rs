@@ -5,8 +5,12 @@
 //!   of the window;
 //! * *tumbling*: the body turned by more than [`TUMBLING_ANGLE_RAD`] over the window (the
 //!   square's rotation is the angle of its left edge, node 0 → node n_seg, unwrapped);
-//! * *stopped*: the centroid's downhill displacement over the window is under 5 mm (SPEC.md §2);
-//!   the verdict carries the measured creep speed, the mean downhill speed over the last window;
+//! * *stopped*: the centroid's downhill displacement over the window is under 5 mm (SPEC.md §2)
+//!   and, for a scene's body, its mean angular speed over the window (|ω| about its centroid,
+//!   from its nodes' velocities) under [`STOPPED_ANGULAR_SPEED_RAD_PER_S`]; the verdict carries the measured
+//!   creep speed, the mean downhill speed over the last window;
+//! * *spinning*: the displacement rule holds but the angular-speed rule does not (a puck
+//!   spinning in place: issue 41);
 //! * *sliding*: its mean downhill speed over the window exceeds 0.1 m/s (SPEC.md §2);
 //! * *moving*: none of these (slowing down, or rocking more than 5 mm a second).
 
@@ -18,6 +22,11 @@ pub const WINDOW_S: f64 = 1.0;
 pub const STOPPED_DISPLACEMENT_M: f64 = 5e-3;
 /// Sliding: mean downhill speed over the window above this, m/s (SPEC.md §2).
 pub const SLIDING_SPEED_M_PER_S: f64 = 0.1;
+/// Stopped also needs the body's mean angular speed over the window (|ω| about its centroid,
+/// the least-squares rotation rate of its nodes' velocities) below this, rad/s: it turned less
+/// than 0.05 rad (2.9°) in the 1 s window, so a point 0.1 m from its centroid (the shipped
+/// bodies' size) moved less than 5 mm, the displacement rule's bound.
+pub const STOPPED_ANGULAR_SPEED_RAD_PER_S: f64 = 0.05;
 /// Tumbling: the body turns by more than this over the window, rad (45°). A square that slides
 /// or rocks after landing turns a few degrees; one rolling over its corners turns 90° per roll.
 pub const TUMBLING_ANGLE_RAD: f64 = std::f64::consts::FRAC_PI_4;
@@ -39,6 +48,15 @@ pub enum Verdict {
         /// Mean downhill speed over the last window, m/s: the creep of smoothed friction
         /// (SPEC.md §2), or 0 where a loose Newton tolerance froze the motion.
         creep_speed: f64,
+    },
+    /// Its centroid stayed (the displacement rule of [`Verdict::Stopped`] holds) but it turned
+    /// at a mean angular speed of [`STOPPED_ANGULAR_SPEED_RAD_PER_S`] or more over the last
+    /// window.
+    Spinning {
+        /// Mean angular speed over the last window, rad/s.
+        angular_speed: f64,
+        /// Mean downhill speed over the last window, m/s.
+        mean_speed: f64,
     },
     /// Turned by more than [`TUMBLING_ANGLE_RAD`] over the last window.
     Tumbling {
@@ -66,6 +84,9 @@ impl std::fmt::Display for Verdict {
             Verdict::Tumbling { turned, .. } => {
                 write!(f, "tumbling ({:.0}° in {WINDOW_S} s)", turned.to_degrees())
             }
+            Verdict::Spinning { angular_speed, .. } => {
+                write!(f, "spinning in place ({angular_speed:.3} rad/s)")
+            }
             Verdict::Airborne => write!(f, "airborne"),
             Verdict::Moving { mean_speed } => write!(f, "moving ({mean_speed:.3} m/s)"),
             Verdict::TooShort => write!(f, "too short for a verdict"),
@@ -73,7 +94,8 @@ impl std::fmt::Display for Verdict {
     }
 }
 
-/// The rule in words, for `summary.json`.
+/// The rule in words, for the slope's `summary.json` (SPEC.md §2's, without the angular-speed
+/// rule: the slope passes no [`Track::angular_speed`]).
 pub fn rule() -> String {
     format!(
         "trailing {WINDOW_S} s window, first that holds: airborne if no node is within d_hat of the slope at any sample; tumbling if the body (its edge node 0 -> node n_seg) turned more than {:.0} degrees; stopped if |downhill displacement| < {STOPPED_DISPLACEMENT_M} m (creep speed = mean downhill speed over the window); sliding if mean downhill speed > {SLIDING_SPEED_M_PER_S} m/s; else moving (SPEC.md §2)",
@@ -104,6 +126,10 @@ pub struct Track<'a> {
     pub rotation: &'a [f64],
     /// Whether any node is within the barrier's reach (distance < d̂).
     pub in_contact: &'a [bool],
+    /// The body's angular speed |ω| about its centroid, rad/s ([`angular_velocity_2d`] in 2D),
+    /// for the scenes' rule that a stopped body also stopped turning; `None` for the slope,
+    /// whose square's rotation only the tumbling rule reads (SPEC.md §2, the book's rule).
+    pub angular_speed: Option<&'a [f64]>,
 }
 
 /// The verdict over a whole run (rule in the module comment).
@@ -113,6 +139,7 @@ pub fn verdict(track: &Track, h: f64) -> Verdict {
         downhill,
         rotation,
         in_contact,
+        angular_speed,
     } = *track;
     let w = window_steps(h);
     let last = match downhill.len().checked_sub(1) {
@@ -127,7 +154,17 @@ pub fn verdict(track: &Track, h: f64) -> Verdict {
     if turned.abs() > TUMBLING_ANGLE_RAD {
         return Verdict::Tumbling { turned, mean_speed };
     }
-    let stopped_at = |k: usize| (downhill[k] - downhill[k - w]).abs() < STOPPED_DISPLACEMENT_M;
+    let stayed = |k: usize| (downhill[k] - downhill[k - w]).abs() < STOPPED_DISPLACEMENT_M;
+    // The mean |ω| of the window's samples after its start (the rotation over it, over W).
+    let turning =
+        |k: usize| angular_speed.map_or(0.0, |a| a[k + 1 - w..=k].iter().sum::<f64>() / w as f64);
+    let stopped_at = |k: usize| stayed(k) && turning(k) < STOPPED_ANGULAR_SPEED_RAD_PER_S;
+    if stayed(last) && !stopped_at(last) {
+        return Verdict::Spinning {
+            angular_speed: turning(last),
+            mean_speed,
+        };
+    }
     if stopped_at(last) {
         let mut first = last;
         while first > w && stopped_at(first - 1) {
@@ -143,6 +180,32 @@ pub fn verdict(track: &Track, h: f64) -> Verdict {
     } else {
         Verdict::Moving { mean_speed }
     }
+}
+
+/// The angular velocity of 2D nodes about their mass-weighted centroid, rad/s
+/// (counter-clockwise positive): the least-squares rigid rotation rate of their velocities,
+/// ω = Σ mᵢ rᵢ × vᵢ / Σ mᵢ |rᵢ|² (rᵢ, vᵢ relative to the centroid's); 0 for coincident nodes.
+pub fn angular_velocity_2d(x: &[crate::energy::Vec2], v: &[crate::energy::Vec2], m: &[f64]) -> f64 {
+    let total: f64 = m.iter().sum();
+    let c = x
+        .iter()
+        .zip(m)
+        .map(|(x, m)| x * *m)
+        .sum::<crate::energy::Vec2>()
+        / total;
+    let u = v
+        .iter()
+        .zip(m)
+        .map(|(v, m)| v * *m)
+        .sum::<crate::energy::Vec2>()
+        / total;
+    let (mut moment, mut inertia) = (0.0, 0.0);
+    for ((x, v), m) in x.iter().zip(v).zip(m) {
+        let (r, w) = (x - c, v - u);
+        moment += m * (r.x * w.y - r.y * w.x);
+        inertia += m * r.norm_squared();
+    }
+    if inertia > 0.0 { moment / inertia } else { 0.0 }
 }
 
 /// Angle of the vector from `a` to `b` nearest to `previous` (unwrapped by whole turns), rad.
@@ -162,6 +225,7 @@ mod tests {
         s: Vec<f64>,
         rot: Vec<f64>,
         contact: Vec<bool>,
+        spin: Vec<f64>,
     }
 
     fn series(f: impl Fn(f64) -> f64, n: usize, h: f64) -> Series {
@@ -170,6 +234,7 @@ mod tests {
         Series {
             rot: vec![0.0; n],
             contact: vec![true; n],
+            spin: vec![0.0; n],
             t,
             s,
         }
@@ -182,6 +247,7 @@ mod tests {
                 downhill: &x.s,
                 rotation: &x.rot,
                 in_contact: &x.contact,
+                angular_speed: Some(&x.spin),
             },
             h,
         )
@@ -237,6 +303,7 @@ mod tests {
             s: x.s[..50].to_vec(),
             rot: x.rot[..50].to_vec(),
             contact: x.contact[..50].to_vec(),
+            spin: x.spin[..50].to_vec(),
         };
         assert_eq!(judge(&short, 0.01), Verdict::TooShort);
     }
@@ -262,6 +329,46 @@ mod tests {
         assert_eq!(judge(&x, 0.01), Verdict::Airborne);
         x.contact = x.t.iter().map(|&t| t < 1.05).collect();
         assert!(matches!(judge(&x, 0.01), Verdict::Stopped { .. }));
+    }
+
+    #[test]
+    fn a_body_that_stays_but_spins_has_not_stopped() {
+        // Rests from t = 3 s, its centroid fixed, but spins at 8.45 rad/s to the end (issue
+        // 41's puck): spinning, not stopped; once the spin stops at t = 6 s, stopped from 7 s.
+        let mut x = series(|t| t.min(3.0), 1001, 0.01);
+        x.spin = vec![8.45; 1001];
+        match judge(&x, 0.01) {
+            Verdict::Spinning { angular_speed, .. } => {
+                assert!((angular_speed - 8.45).abs() < 1e-9, "{angular_speed}")
+            }
+            v => panic!("{v:?}"),
+        }
+        x.spin =
+            x.t.iter()
+                .map(|&t| if t < 6.0 { 8.45 } else { 0.0 })
+                .collect();
+        match judge(&x, 0.01) {
+            Verdict::Stopped { since, .. } => assert!((since - 7.0).abs() < 0.011, "{since}"),
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn the_angular_velocity_of_a_rigid_rotation_is_its_rate() {
+        use crate::energy::Vec2;
+        let x = [
+            Vec2::new(1.0, 2.0),
+            Vec2::new(2.0, 2.0),
+            Vec2::new(1.0, 4.0),
+        ];
+        let m = [1.0, 2.0, 3.0];
+        // v = u + ω ẑ × (x − c) for any c: ω = 0.7 rad/s, u = (0.3, −0.1) m/s.
+        let v: Vec<Vec2> = x
+            .iter()
+            .map(|p| Vec2::new(0.3, -0.1) + Vec2::new(-(p.y - 5.0), p.x + 1.0) * 0.7)
+            .collect();
+        let w = angular_velocity_2d(&x, &v, &m);
+        assert!((w - 0.7).abs() < 1e-12, "{w}");
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub fn verdict_colour(state: &str) -> RGBColor {
         "sliding" => RGBColor(214, 39, 40),
         "moving" => RGBColor(255, 127, 14),
         "tumbling" => RGBColor(148, 103, 189),
+        // A scene's body that stays but turns (run::verdict::Verdict::Spinning).
+        "spinning" => RGBColor(227, 119, 194),
         "airborne" => RGBColor(23, 190, 207),
         _ => RGBColor(150, 150, 150),
     }

@@ -267,7 +267,7 @@ fn verdict_text(v: Verdict) -> String {
     match v {
         Verdict::Sliding { mean_speed } => format!("sliding ({mean_speed:.3} m/s over 1 s)"),
         Verdict::Stopped { since, .. } => format!("stopped since t = {since:.2} s"),
-        Verdict::Tumbling { .. } | Verdict::Airborne => v.to_string(),
+        Verdict::Tumbling { .. } | Verdict::Spinning { .. } | Verdict::Airborne => v.to_string(),
         Verdict::Moving { mean_speed } => format!("moving ({mean_speed:.3} m/s over 1 s)"),
         Verdict::TooShort => "no verdict before t = 1 s".into(),
     }

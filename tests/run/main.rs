@@ -9,4 +9,5 @@ mod exact_stick;
 mod frozen_steps;
 mod refined_convergence;
 mod slope_stopping;
+mod truthful_outputs;
 mod verdict_cases;

@@ -762,3 +762,29 @@ fn a_triangle_mesh_obstacle_is_drawn_as_its_triangles() {
     let flat_ground = shade(graphics::GROUND, &n);
     assert_eq!(png.count(flat_ground, 2), 0, "a half-space patch drawn");
 }
+
+/// A box too soft for its weight (tests/data/unphysical/soft_box3d.toml) turns inside out and
+/// its interior nodes fall through the incline while every step converges: the viewer's
+/// penetration lamp and its inversion lamp turn red, the convergence lamp stays green. The
+/// penetration lamp read the barrier pairs' distance and stayed green (issue 41).
+#[test]
+fn the_lamps_turn_red_for_a_body_that_inverts_and_penetrates() {
+    let scene = stickslip::scene::multibody::solid::SolidScene::load(
+        &root().join("tests/data/unphysical/soft_box3d.toml"),
+        &[],
+    )
+    .unwrap();
+    let mut c = SolidCase::new(scene, None).unwrap();
+    while c.can_step() {
+        c.step();
+    }
+    assert!(c.error.is_none(), "{:?}", c.error);
+    let l = &c.lamps.lamps;
+    assert!(l[0].is_red(), "penetration: {:?}", l[0]);
+    assert_eq!(l[1].state, LampState::Green, "{:?}", l[1]);
+    assert!(l[2].is_red(), "inversion: {:?}", l[2]);
+    match &l[0].state {
+        LampState::Red { detail, .. } => assert!(detail.contains("min distance -"), "{detail}"),
+        s => panic!("{s:?}"),
+    }
+}

@@ -25,6 +25,7 @@ use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::post_pass::PostPass;
 use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::{Vec2, Vector};
+use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::{ExactStick, RECORD_CHUNK_STEPS, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::system::SceneLayout;
@@ -87,6 +88,10 @@ pub struct BodyState {
     /// vertex–vertex corrections' negative forces cancel the duplicate pairs they correct);
     /// 0 without contact. Under [`SLIP_SPEED_OVER_EPS_V`] ε_v it sticks.
     pub slip: f64,
+    /// Angular velocity about its centroid, rad/s, counter-clockwise positive
+    /// ([`verdict::angular_velocity_2d`]; not a column of `trajectory.csv`).
+    #[serde(skip)]
+    pub angular_velocity: f64,
 }
 
 /// One row of a scene's `trajectory.csv`.
@@ -365,6 +370,10 @@ pub struct SceneSummary {
     /// Exact stick's ε_d when `friction.stick = "exact"`; absent with smoothed friction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact_stick: Option<ExactStick>,
+    /// Whether the run is physical (`"physical": false` and the reasons when a body inverted
+    /// or penetrated) and its fast-spin warnings; nothing when physical without warnings.
+    #[serde(flatten)]
+    pub physicality: Physicality,
     /// The bodies.
     pub bodies: Vec<BodySummary>,
     /// The drivers.
@@ -421,6 +430,8 @@ pub struct SceneRunner {
     recording: bool,
     /// The impulse-law cross-check, if on.
     check: Option<PostPass<2>>,
+    /// What every body did, for [`SceneRunner::physicality`].
+    watch: Vec<BodyWatch>,
 }
 
 impl SceneRunner {
@@ -460,6 +471,7 @@ impl SceneRunner {
             contact_rows: Vec::new(),
             recording: false,
             check: None,
+            watch: Vec::new(),
         };
         let row = runner.row(0, 0.0);
         runner.totals.min_distance = row
@@ -467,6 +479,15 @@ impl SceneRunner {
             .iter()
             .map(|b| b.min_distance)
             .fold(f64::INFINITY, f64::min);
+        runner.watch = row
+            .bodies
+            .iter()
+            .map(|b| {
+                let mut w = BodyWatch::default();
+                w.observe(0.0, 0, b.min_distance, b.angular_velocity.abs());
+                w
+            })
+            .collect();
         runner.rows.push(row);
         Ok(runner)
     }
@@ -572,7 +593,13 @@ impl SceneRunner {
                     total += p.normal_force;
                 }
                 let slip = if total > 0.0 { weighted / total } else { 0.0 };
+                let angular_velocity = verdict::angular_velocity_2d(
+                    &sim.x[r.clone()],
+                    &sim.v[r.clone()],
+                    &mass[r.clone()],
+                );
                 BodyState {
+                    angular_velocity,
                     x: c.x,
                     y: c.y,
                     vx: v.x,
@@ -607,15 +634,24 @@ impl SceneRunner {
         }
         let row = self.row(stats.iterations, stats.residual);
         // The bodies' inversions are counted one body at a time (the most in one body).
-        let inverted = self
+        let inverted: Vec<usize> = self
             .scene
             .bodies
             .iter()
             .zip(&self.layout.bodies)
             .map(|(b, r)| b.mesh.inverted_triangles(&self.sim.x[r.clone()]))
-            .max()
-            .unwrap_or(0);
-        self.totals.record_step(&stats, &self.sim, inverted);
+            .collect();
+        self.totals.record_step(
+            &stats,
+            &self.sim,
+            inverted.iter().copied().max().unwrap_or(0),
+        );
+        // The summary's smallest distance is the trajectory's: every node (a body turned inside
+        // out can put interior nodes past a half-space the solver's boundary pairs never see).
+        for ((w, b), &n) in self.watch.iter_mut().zip(&row.bodies).zip(&inverted) {
+            w.observe(row.t, n, b.min_distance, b.angular_velocity.abs());
+            self.totals.min_distance = self.totals.min_distance.min(b.min_distance);
+        }
         self.rows.push(row);
         Ok(())
     }
@@ -638,6 +674,19 @@ impl SceneRunner {
             case: self.scene.name.clone(),
             source,
         })
+    }
+
+    /// Whether the run so far is physical: every body's inversions and penetrations, and its
+    /// spins past [`crate::run::physical::SPIN_PER_STEP_BOUND_RAD`] a step.
+    pub fn physicality(&self) -> Physicality {
+        let names: Vec<&str> = self.scene.bodies.iter().map(|b| b.name.as_str()).collect();
+        let elements: Vec<usize> = self
+            .scene
+            .bodies
+            .iter()
+            .map(|b| b.mesh.triangles.len())
+            .collect();
+        Physicality::of(&names, &elements, &self.watch, self.scene.h)
     }
 
     /// Body `k`'s support at the end ([`Support`]).
@@ -670,6 +719,11 @@ impl SceneRunner {
     fn body_verdict(&self, k: usize, support: Option<&Support>) -> Verdict {
         let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let rotation: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].rotation).collect();
+        let spin: Vec<f64> = self
+            .rows
+            .iter()
+            .map(|r| r.bodies[k].angular_velocity.abs())
+            .collect();
         let dhat = self.scene.barrier.dhat;
         let in_contact: Vec<bool> = self
             .rows
@@ -697,6 +751,7 @@ impl SceneRunner {
                 downhill: &relative,
                 rotation: &rotation,
                 in_contact: &in_contact,
+                angular_speed: Some(&spin),
             },
             self.scene.h,
         )
@@ -1007,13 +1062,15 @@ impl SceneRunner {
             h: sc.h,
             duration: self.sim.time(),
             exact_stick: ExactStick::of(sc.stick),
+            physicality: self.physicality(),
             bodies,
             drivers,
             verdict_rule: format!(
-                "per body, relative to what it rests on at the end (the body or obstacle pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if nothing is within d_hat of it at any sample; tumbling if its left edge turned more than {:.0} degrees; stopped if its displacement along the surface is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
+                "per body, relative to what it rests on at the end (the body or obstacle pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if nothing is within d_hat of it at any sample; tumbling if its left edge turned more than {:.0} degrees; stopped if its displacement along the surface is under {} m and its mean angular speed about its centroid under {} rad/s; spinning if only the first holds; sliding if its mean speed along it exceeds {} m/s; else moving",
                 verdict::WINDOW_S,
                 verdict::TUMBLING_ANGLE_RAD.to_degrees(),
                 verdict::STOPPED_DISPLACEMENT_M,
+                verdict::STOPPED_ANGULAR_SPEED_RAD_PER_S,
                 verdict::SLIDING_SPEED_M_PER_S
             ),
             stick_slip_cycle: cycle,

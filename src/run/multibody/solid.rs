@@ -19,6 +19,7 @@ use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
 use crate::energy::Vec3;
+use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::RECORD_CHUNK_STEPS;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
@@ -156,6 +157,8 @@ pub struct SolidRunner {
     /// Every step's contact pairs within d̂ once [`SolidRunner::record_contacts`] was called.
     pub contact_rows: Vec<ContactRow<3>>,
     recording: bool,
+    /// What every body did, for [`SolidRunner::physicality`].
+    watch: Vec<BodyWatch>,
 }
 
 impl SolidRunner {
@@ -215,6 +218,7 @@ impl SolidRunner {
             check: None,
             contact_rows: Vec::new(),
             recording: false,
+            watch: Vec::new(),
         };
         runner.centre0 = runner
             .bodies
@@ -227,6 +231,15 @@ impl SolidRunner {
             .iter()
             .map(|b| b.min_distance)
             .fold(f64::INFINITY, f64::min);
+        runner.watch = row
+            .bodies
+            .iter()
+            .map(|b| {
+                let mut w = BodyWatch::default();
+                w.observe(0.0, 0, b.min_distance, b.angular_velocity.norm());
+                w
+            })
+            .collect();
         runner.rows.push(row);
         Ok(runner)
     }
@@ -254,7 +267,7 @@ impl SolidRunner {
             }
         }
         let row = self.row(stats.iterations, stats.residual);
-        let inverted = self
+        let inverted: Vec<usize> = self
             .scene
             .bodies
             .iter()
@@ -264,9 +277,19 @@ impl SolidRunner {
                 Some(a) => usize::from(a.inverted(&self.sim.x[r.clone()])) * b.mesh.tets.len(),
                 None => b.mesh.inverted_tets(&self.sim.x[r.clone()]),
             })
-            .max()
-            .unwrap_or(0);
-        self.totals.record_step(&stats, &self.sim, inverted);
+            .collect();
+        self.totals.record_step(
+            &stats,
+            &self.sim,
+            inverted.iter().copied().max().unwrap_or(0),
+        );
+        // The summary's smallest distance is the trajectory's: every mesh node (a body turned
+        // inside out can put interior nodes past a half-space the solver's boundary pairs never
+        // see).
+        for ((w, b), &n) in self.watch.iter_mut().zip(&row.bodies).zip(&inverted) {
+            w.observe(row.t, n, b.min_distance, b.angular_velocity.norm());
+            self.totals.min_distance = self.totals.min_distance.min(b.min_distance);
+        }
         self.rows.push(row);
         Ok(())
     }
@@ -434,6 +457,19 @@ impl SolidRunner {
         }
     }
 
+    /// Whether the run so far is physical: every body's inversions and penetrations, and its
+    /// spins past [`crate::run::physical::SPIN_PER_STEP_BOUND_RAD`] a step.
+    pub fn physicality(&self) -> Physicality {
+        let names: Vec<&str> = self.scene.bodies.iter().map(|b| b.name.as_str()).collect();
+        let elements: Vec<usize> = self
+            .scene
+            .bodies
+            .iter()
+            .map(|b| b.mesh.tets.len())
+            .collect();
+        Physicality::of(&names, &elements, &self.watch, self.scene.h)
+    }
+
     /// What body `k` rests on at the end, as the friction table numbers it (bodies, then
     /// obstacles), with the unit normal of the contact (towards `k`): the body or half-space
     /// pressing on it hardest, else the nearest half-space.
@@ -458,6 +494,11 @@ impl SolidRunner {
     pub(super) fn body_verdict(&self, k: usize, support: Option<(usize, Vec3)>) -> Verdict {
         let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let tilt: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].tilt).collect();
+        let spin: Vec<f64> = self
+            .rows
+            .iter()
+            .map(|r| r.bodies[k].angular_velocity.norm())
+            .collect();
         let dhat = self.scene.barrier.dhat;
         let in_contact: Vec<bool> = self
             .rows
@@ -517,6 +558,7 @@ impl SolidRunner {
                 downhill: &relative,
                 rotation: &tilt,
                 in_contact: &in_contact,
+                angular_speed: Some(&spin),
             },
             self.scene.h,
         )

@@ -53,6 +53,10 @@ pub struct SolidSummary {
     /// Exact stick's ε_d when `friction.stick = "exact"`; absent with smoothed friction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact_stick: Option<ExactStick>,
+    /// Whether the run is physical (`"physical": false` and the reasons when a body inverted
+    /// or penetrated) and its fast-spin warnings; nothing when physical without warnings.
+    #[serde(flatten)]
+    pub physicality: crate::run::physical::Physicality,
     /// The bodies.
     pub bodies: Vec<SolidBodySummary>,
     /// The verdict's rule in words.
@@ -164,6 +168,7 @@ impl SolidRunner {
             h: sc.h,
             duration: self.sim.time(),
             exact_stick: ExactStick::of(sc.stick),
+            physicality: self.physicality(),
             bodies,
             drivers: DriverSummary::all(
                 &sc.drivers,
@@ -177,10 +182,11 @@ impl SolidRunner {
                     .map_or_else(Vec::new, |r| r.drivers.clone()),
             ),
             verdict_rule: format!(
-                "per body, relative to what it rests on at the end (the body or half-space pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if no node is within d_hat of it at any sample; tumbling if its local z axis turned more than {:.0} degrees; stopped if its displacement along the surface (the fall line on an incline, else its last window's motion) is under {} m; sliding if its mean speed along it exceeds {} m/s; else moving",
+                "per body, relative to what it rests on at the end (the body or half-space pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if no node is within d_hat of it at any sample; tumbling if its local z axis turned more than {:.0} degrees; stopped if its displacement along the surface (the fall line on an incline, else its last window's motion) is under {} m and its mean angular speed about its centroid under {} rad/s; spinning if only the first holds; sliding if its mean speed along it exceeds {} m/s; else moving",
                 verdict::WINDOW_S,
                 verdict::TUMBLING_ANGLE_RAD.to_degrees(),
                 verdict::STOPPED_DISPLACEMENT_M,
+                verdict::STOPPED_ANGULAR_SPEED_RAD_PER_S,
                 verdict::SLIDING_SPEED_M_PER_S
             ),
             incline,
