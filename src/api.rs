@@ -398,9 +398,9 @@ fn evaluate_slope(sweep: &Sweep, cell: &Cell) -> Result<CellResult, String> {
     let s = runner.summary(Some(check.finish()));
     let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
     let (stop_time_s, creep_speed_m_per_s) = match s.verdict {
-        crate::run::verdict::Verdict::Stopped { since, creep_speed } => {
-            (Some(since), Some(creep_speed))
-        }
+        crate::run::verdict::Verdict::Stopped {
+            since, creep_speed, ..
+        } => (Some(since), Some(creep_speed)),
         _ => (None, None),
     };
     // The state's name as summary.json writes it (`{"state": "stopped", …}`).

@@ -391,6 +391,11 @@ impl Runner {
             rotation: &self.rotation,
             in_contact: &in_contact,
             angular_speed: None,
+            exact_stick_radius: self
+                .scene
+                .stick
+                .is_exact()
+                .then(|| verdict::radius(&self.sim.x)),
         };
         verdict::verdict(&track, self.scene.h)
     }
@@ -440,7 +445,11 @@ impl Runner {
             nodes: self.mesh.len(),
             edges: self.mesh.edges.len(),
             verdict: self.verdict(),
-            verdict_rule: verdict::rule(),
+            verdict_rule: if sc.stick.is_exact() {
+                verdict::rule() + &verdict::exact_stick_rule()
+            } else {
+                verdict::rule()
+            },
             downhill_distance: last.map_or(0.0, |r| r.downhill_distance),
             final_speed: self.final_speed(),
             solver: self.totals,

@@ -9,6 +9,10 @@
 //!   and, for a scene's body, its mean angular speed over the window (|ω| about its centroid,
 //!   from its nodes' velocities) under [`STOPPED_ANGULAR_SPEED_RAD_PER_S`]; the verdict carries the measured
 //!   creep speed, the mean downhill speed over the last window;
+//!   with exact stick (SPEC.md §9, issue 38) the displacement rule reads every node: the
+//!   centroid's displacement along its support plus the body's radius times the angle it
+//!   turned over the window is under [`STOPPED_DISPLACEMENT_EXACT_M`]; the verdict also
+//!   carries the drift, the centroid's displacement along its support from the stop to the end;
 //! * *spinning*: the displacement rule holds but the angular-speed rule does not (a puck
 //!   spinning in place: issue 41);
 //! * *sliding*: its mean downhill speed over the window exceeds 0.1 m/s (SPEC.md §2);
@@ -20,6 +24,12 @@ use serde::Serialize;
 pub const WINDOW_S: f64 = 1.0;
 /// Stopped: |downhill displacement over the window| below this, m (SPEC.md §2).
 pub const STOPPED_DISPLACEMENT_M: f64 = 5e-3;
+/// Stopped, with exact stick: every node moved less than this over the window, m (the
+/// centroid's displacement along its support plus the body's radius times the angle it
+/// turned). A body exact stick holds moves by zero once it has settled (SPEC.md §9); 1 µm in
+/// the 1 s window is issue 38's drift bound (1 µm in 10 s) scaled to the window, 290× under the
+/// smoothed book square's creep at μ = 0.2 and 48× under the 3D box's on its incline.
+pub const STOPPED_DISPLACEMENT_EXACT_M: f64 = 1e-6;
 /// Sliding: mean downhill speed over the window above this, m/s (SPEC.md §2).
 pub const SLIDING_SPEED_M_PER_S: f64 = 0.1;
 /// Stopped also needs the body's mean angular speed over the window (|ω| about its centroid,
@@ -48,6 +58,9 @@ pub enum Verdict {
         /// Mean downhill speed over the last window, m/s: the creep of smoothed friction
         /// (SPEC.md §2), or 0 where a loose Newton tolerance froze the motion.
         creep_speed: f64,
+        /// The centroid's displacement along its support from `since` to the end, m: the
+        /// creep's distance with smoothed friction, zero to rounding with exact stick.
+        drift: f64,
     },
     /// Its centroid stayed (the displacement rule of [`Verdict::Stopped`] holds) but it turned
     /// at a mean angular speed of [`STOPPED_ANGULAR_SPEED_RAD_PER_S`] or more over the last
@@ -103,6 +116,23 @@ pub fn rule() -> String {
     )
 }
 
+/// What [`rule`] and the scenes' rules add with exact stick (SPEC.md §9).
+pub fn exact_stick_rule() -> String {
+    format!(
+        "; with exact stick, stopped needs every node to have moved less than {STOPPED_DISPLACEMENT_EXACT_M:e} m over the window (the displacement along the surface plus the body's radius times the angle it turned) instead of the displacement rule; drift = the displacement along the surface from the stop to the end"
+    )
+}
+
+/// The largest distance of `x` from their mean, m: a body's radius for
+/// [`Track::exact_stick_radius`].
+pub fn radius<const D: usize>(x: &[crate::energy::Vector<D>]) -> f64 {
+    if x.is_empty() {
+        return 0.0;
+    }
+    let c = x.iter().sum::<crate::energy::Vector<D>>() / x.len() as f64;
+    x.iter().map(|p| (p - c).norm()).fold(0.0, f64::max)
+}
+
 /// Mean downhill speed over the trailing window ending at sample `k`, m/s; `None` when fewer
 /// than a window of samples precede it. Samples are spaced `h` apart.
 pub fn window_speed(downhill: &[f64], k: usize, h: f64) -> Option<f64> {
@@ -130,6 +160,10 @@ pub struct Track<'a> {
     /// for the scenes' rule that a stopped body also stopped turning; `None` for the slope,
     /// whose square's rotation only the tumbling rule reads (SPEC.md §2, the book's rule).
     pub angular_speed: Option<&'a [f64]>,
+    /// With exact stick, the body's radius (the largest distance of its nodes from its
+    /// centroid, m), for the rule that every node moved less than
+    /// [`STOPPED_DISPLACEMENT_EXACT_M`]; `None` with smoothed friction (SPEC.md §2's 5 mm rule).
+    pub exact_stick_radius: Option<f64>,
 }
 
 /// The verdict over a whole run (rule in the module comment).
@@ -140,6 +174,7 @@ pub fn verdict(track: &Track, h: f64) -> Verdict {
         rotation,
         in_contact,
         angular_speed,
+        exact_stick_radius,
     } = *track;
     let w = window_steps(h);
     let last = match downhill.len().checked_sub(1) {
@@ -154,10 +189,21 @@ pub fn verdict(track: &Track, h: f64) -> Verdict {
     if turned.abs() > TUMBLING_ANGLE_RAD {
         return Verdict::Tumbling { turned, mean_speed };
     }
-    let stayed = |k: usize| (downhill[k] - downhill[k - w]).abs() < STOPPED_DISPLACEMENT_M;
     // The mean |ω| of the window's samples after its start (the rotation over it, over W).
     let turning =
         |k: usize| angular_speed.map_or(0.0, |a| a[k + 1 - w..=k].iter().sum::<f64>() / w as f64);
+    let stayed = |k: usize| {
+        let moved = (downhill[k] - downhill[k - w]).abs();
+        match exact_stick_radius {
+            None => moved < STOPPED_DISPLACEMENT_M,
+            Some(radius) => {
+                let angle = (rotation[k] - rotation[k - w])
+                    .abs()
+                    .max(turning(k) * w as f64 * (times[k] - times[k - 1]));
+                moved + radius * angle < STOPPED_DISPLACEMENT_EXACT_M
+            }
+        }
+    };
     let stopped_at = |k: usize| stayed(k) && turning(k) < STOPPED_ANGULAR_SPEED_RAD_PER_S;
     if stayed(last) && !stopped_at(last) {
         return Verdict::Spinning {
@@ -173,6 +219,7 @@ pub fn verdict(track: &Track, h: f64) -> Verdict {
         return Verdict::Stopped {
             since: times[first],
             creep_speed: mean_speed,
+            drift: (downhill[last] - downhill[first]).abs(),
         };
     }
     if mean_speed > SLIDING_SPEED_M_PER_S {
@@ -220,6 +267,7 @@ pub fn unwrapped_angle(a: &crate::energy::Vec2, b: &crate::energy::Vec2, previou
 mod tests {
     use super::*;
 
+    #[derive(Clone)]
     struct Series {
         t: Vec<f64>,
         s: Vec<f64>,
@@ -241,6 +289,10 @@ mod tests {
     }
 
     fn judge(x: &Series, h: f64) -> Verdict {
+        judge_with(x, h, None)
+    }
+
+    fn judge_with(x: &Series, h: f64, exact_stick_radius: Option<f64>) -> Verdict {
         verdict(
             &Track {
                 times: &x.t,
@@ -248,9 +300,59 @@ mod tests {
                 rotation: &x.rot,
                 in_contact: &x.contact,
                 angular_speed: Some(&x.spin),
+                exact_stick_radius,
             },
             h,
         )
+    }
+
+    /// A body creeping at 0.29 mm/s (the smoothed book square's creep at μ = 0.2) after
+    /// stopping at t = 2 s from a slide: stopped by the 5 mm rule, its drift the creep's
+    /// distance from the stop to the end; with exact stick's 1 µm rule it is not stopped; the same body
+    /// held still from t = 2 s is stopped at t = 3 s (a full window at rest) with zero drift,
+    /// and one turning 10⁻⁵ rad/s with a radius of 0.5 m (5 µm a window) is not.
+    #[test]
+    fn exact_stick_stops_a_body_only_when_its_nodes_stay_within_a_micrometre() {
+        let h = 0.01;
+        let creep = 0.29e-3;
+        let path = |t: f64, v_late: f64| {
+            if t < 2.0 {
+                0.5 * t - 0.125 * t * t
+            } else {
+                0.5 + v_late * (t - 2.0)
+            }
+        };
+        let creeping = series(|t| path(t, creep), 1001, h);
+        match judge(&creeping, h) {
+            // The tail after t = 2 s is linear, so the drift from the stop is the creep times
+            // the time from it to the end (t = 10 s).
+            Verdict::Stopped { since, drift, .. } => {
+                assert!(since >= 2.0, "{since}");
+                assert!(
+                    (drift - creep * (10.0 - since)).abs() < 1e-12,
+                    "{drift} {since}"
+                );
+            }
+            v => panic!("{v:?}"),
+        }
+        assert!(matches!(
+            judge_with(&creeping, h, Some(0.5)),
+            Verdict::Moving { .. }
+        ));
+        let held = series(|t| path(t, 0.0), 1001, h);
+        match judge_with(&held, h, Some(0.5)) {
+            Verdict::Stopped { since, drift, .. } => {
+                assert!((since - 3.0).abs() < 1.5 * h, "{since}");
+                assert_eq!(drift, 0.0);
+            }
+            v => panic!("{v:?}"),
+        }
+        let mut turning = held.clone();
+        turning.rot = turning.t.iter().map(|t| 1e-5 * t).collect();
+        assert!(!matches!(
+            judge_with(&turning, h, Some(0.5)),
+            Verdict::Stopped { .. }
+        ));
     }
 
     #[test]

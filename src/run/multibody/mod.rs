@@ -752,6 +752,11 @@ impl SceneRunner {
                 rotation: &rotation,
                 in_contact: &in_contact,
                 angular_speed: Some(&spin),
+                exact_stick_radius: self
+                    .scene
+                    .stick
+                    .is_exact()
+                    .then(|| verdict::radius(&self.sim.x[self.layout.bodies[k].clone()])),
             },
             self.scene.h,
         )
@@ -1072,7 +1077,11 @@ impl SceneRunner {
                 verdict::STOPPED_DISPLACEMENT_M,
                 verdict::STOPPED_ANGULAR_SPEED_RAD_PER_S,
                 verdict::SLIDING_SPEED_M_PER_S
-            ),
+            ) + &if sc.stick.is_exact() {
+                verdict::exact_stick_rule()
+            } else {
+                String::new()
+            },
             stick_slip_cycle: cycle,
             stick_slip_cycle_analytic: cycle_analytic,
             breakaway,

@@ -559,6 +559,11 @@ impl SolidRunner {
                 rotation: &tilt,
                 in_contact: &in_contact,
                 angular_speed: Some(&spin),
+                exact_stick_radius: self
+                    .scene
+                    .stick
+                    .is_exact()
+                    .then(|| verdict::radius(&self.sim.x[self.bodies[k].clone()])),
             },
             self.scene.h,
         )

@@ -188,7 +188,11 @@ impl SolidRunner {
                 verdict::STOPPED_DISPLACEMENT_M,
                 verdict::STOPPED_ANGULAR_SPEED_RAD_PER_S,
                 verdict::SLIDING_SPEED_M_PER_S
-            ),
+            ) + &if sc.stick.is_exact() {
+                verdict::exact_stick_rule()
+            } else {
+                String::new()
+            },
             incline,
             incline_analytic,
             slide_or_tip,

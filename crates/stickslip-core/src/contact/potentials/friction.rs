@@ -170,6 +170,13 @@ pub enum StickModel {
     },
 }
 
+impl StickModel {
+    /// Whether this is exact stick.
+    pub fn is_exact(&self) -> bool {
+        matches!(self, StickModel::Exact { .. })
+    }
+}
+
 /// An exact-stick contact's state carried into a step (SPEC.md §9): its elastic tangential
 /// offset s₀ (m, tangent coordinates of the step's frame; second component zero in 2D) and
 /// whether it stuck at the last accepted step (μ_s) or slipped (μ_k).
