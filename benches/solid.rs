@@ -19,6 +19,11 @@
 //! the neo-Hookean's 9 × 9 ∂²Ψ/∂F² over 1 000 deformation gradients near rest (F = I + H,
 //! |Hᵢⱼ| ≤ 0.02, as in a stiff body), numerically (eigen-decomposition of the 9 × 9) and in
 //! closed form (`energy/neo_hookean/eigensystem.rs`): `projection/{numerical,closed_form}`.
+//!
+//! `held/{smoothed,exact}` (issue 38's cost): one step of the case's own box held on the
+//! incline (μ_s = μ_k = 0.5 > tan 20°) from its state at t = 2 s, once it has settled, with
+//! smoothed friction (creeping at v* = 47.8 µm/s) and with exact stick (at rest). Before it the
+//! Newton iterations of each model over [0, 2] s are printed.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -192,5 +197,45 @@ fn projection(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, slide_step, projection);
+fn held_step(c: &mut Criterion) {
+    let mut g = c.benchmark_group("held");
+    g.sample_size(20);
+    for stick in ["smoothed", "exact"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/box3d_incline.toml");
+        let settings = [
+            "friction.mu_static=0.5".to_string(),
+            "friction.mu_kinetic=0.5".to_string(),
+            format!("friction.stick=\"{stick}\""),
+        ];
+        let overrides: Vec<Override> = settings
+            .iter()
+            .map(|s| Override::parse(s).unwrap())
+            .collect();
+        let sc = SolidScene::load(&path, &overrides).unwrap();
+        let mut sim = Simulation::new(sc.system().0).unwrap();
+        let mut iterations = 0;
+        while sim.time() < 2.0 - 1e-9 {
+            iterations += sim.step().unwrap().iterations;
+        }
+        println!("held box, {stick}: {iterations} Newton iterations over [0, 2] s");
+        let (x, v, step) = (sim.x.clone(), sim.v.clone(), sim.step);
+        g.bench_function(stick, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    sim.x.clone_from(&x);
+                    sim.v.clone_from(&v);
+                    sim.step = step;
+                    let t = Instant::now();
+                    black_box(sim.step().unwrap());
+                    total += t.elapsed();
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, slide_step, projection, held_step);
 criterion_main!(benches);
