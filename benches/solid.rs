@@ -129,6 +129,24 @@ fn table() -> State {
     slide10.unwrap()
 }
 
+/// The time of `iters` steps of `sim`, each from the state `(x, v, step)`.
+fn timed_steps(
+    sim: &mut Simulation<3>,
+    (x, v, step): (&[Vector3<f64>], &[Vector3<f64>], usize),
+    iters: u64,
+) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        sim.x.clone_from_slice(x);
+        sim.v.clone_from_slice(v);
+        sim.step = step;
+        let t = Instant::now();
+        black_box(sim.step().unwrap());
+        total += t.elapsed();
+    }
+    total
+}
+
 fn slide_step(c: &mut Criterion) {
     let (x, v, step) = table();
     let sc = scene(10, &[]);
@@ -137,18 +155,7 @@ fn slide_step(c: &mut Criterion) {
     for kind in [Factorisation::Sparse, Factorisation::Skyline] {
         let mut sim = simulation(&sc, kind);
         g.bench_function(format!("slide10/{}", name(kind).replace(' ', "_")), |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    sim.x.clone_from(&x);
-                    sim.v.clone_from(&v);
-                    sim.step = step;
-                    let t = Instant::now();
-                    black_box(sim.step().unwrap());
-                    total += t.elapsed();
-                }
-                total
-            })
+            b.iter_custom(|iters| timed_steps(&mut sim, (&x, &v, step), iters))
         });
     }
     g.finish();
@@ -220,18 +227,7 @@ fn held_step(c: &mut Criterion) {
         println!("held box, {stick}: {iterations} Newton iterations over [0, 2] s");
         let (x, v, step) = (sim.x.clone(), sim.v.clone(), sim.step);
         g.bench_function(stick, |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    sim.x.clone_from(&x);
-                    sim.v.clone_from(&v);
-                    sim.step = step;
-                    let t = Instant::now();
-                    black_box(sim.step().unwrap());
-                    total += t.elapsed();
-                }
-                total
-            })
+            b.iter_custom(|iters| timed_steps(&mut sim, (&x, &v, step), iters))
         });
     }
     g.finish();
