@@ -683,3 +683,30 @@ fn the_corners_of_every_generators_range_build_valid_meshes() {
         "{err}"
     );
 }
+
+/// An element tag given to two elements (in 3D and in 2D) is refused naming the tag: the
+/// errors name elements by tag, and a tag names one element.
+#[test]
+fn duplicate_element_tags_are_refused() {
+    // The last element's line (before `$EndElements`) retagged 1.
+    let retag = |text: String| {
+        let end = text.rfind("\n$EndElements").unwrap();
+        let start = text[..end].rfind('\n').unwrap() + 1;
+        let rest = text[start..end].split_once(' ').unwrap().1.to_string();
+        format!("{}1 {rest}{}", &text[..start], &text[end..])
+    };
+    let text = retag(msh(3, &tagged(&cube()), 4, &cube_tets()));
+    assert!(
+        text.contains("\n1 1 2 4 8\n") && text.contains("\n1 1 6 2 8\n"),
+        "{text}"
+    );
+    refused(SOLID, &text, &["element 1", "defined more than once"]);
+    let text = retag(msh(
+        2,
+        &tagged(&square()),
+        2,
+        &[vec![1, 2, 3], vec![1, 3, 4]],
+    ));
+    assert!(text.contains("\n1 1 2 3\n1 1 3 4\n"), "{text}");
+    refused(&flat(), &text, &["element 1", "defined more than once"]);
+}
