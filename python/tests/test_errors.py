@@ -3,6 +3,9 @@ exit-2 message word for word, naming the file, the key and the rule; nothing run
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,3 +161,109 @@ def test_two_friction_pairs_for_the_same_members_raise(cli, tmp_path, repo):
         stickslip.load(path)
     assert str(caught.value) == expected
     assert "friction.pairs" in expected
+
+
+# Issue 41 items 1 and 5: the mesh-input rules hold from Python as from the command line.
+
+RECT = [(0.0, 0.0), (0.2, 0.0), (0.2, 0.1), (0.0, 0.1)]  # a 0.2 m x 0.1 m block, tags 1-4
+
+
+def msh(
+    nodes: list[tuple[int, tuple[float, float]]], triangles: list[tuple[int, list[int]]]
+) -> str:
+    """A 2D MSH 4.1 ASCII file: one node block of (tag, (x, y)), one block of (tag, nodes)."""
+    tags = [t for t, _ in nodes]
+    text = f"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 {len(nodes)} {min(tags)} {max(tags)}\n"
+    text += f"2 1 0 {len(nodes)}\n" + "".join(f"{t}\n" for t in tags)
+    text += "".join(f"{x} {y} 0\n" for _, (x, y) in nodes)
+    etags = [t for t, _ in triangles]
+    text += f"$EndNodes\n$Elements\n1 {len(triangles)} {min(etags)} {max(etags)}\n"
+    text += f"2 1 2 {len(triangles)}\n"
+    text += "".join(f"{t} {' '.join(map(str, el))}\n" for t, el in triangles)
+    return text + "$EndElements\n"
+
+
+def mesh_case(tmp_path: Path, repo: Path, mesh: str | None) -> Path:
+    """cases/pulled_block.toml with its block read from body.msh (`mesh`, unless None) beside it."""
+    text = (repo / "cases/pulled_block.toml").read_text()
+    old = 'shape = "box"\nwidth = 0.2\nheight = 0.1\nnx = 2\nny = 1\n'
+    assert text.count(old) == 1
+    path = tmp_path / "case.toml"
+    path.write_text(text.replace(old, 'shape = "mesh"\nfile = "body.msh"\n'))
+    if mesh is not None:
+        (tmp_path / "body.msh").write_text(mesh)
+    return path
+
+
+def raises_the_cli_message(cli: Path, tmp_path: Path, path: Path, *words: str) -> None:
+    expected = cli_message(cli, "run", str(path), "--out", str(tmp_path / "out"))
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(path)
+    assert str(caught.value) == expected
+    for w in words:
+        assert w in expected, (w, expected)
+
+
+def test_mesh_node_tags_in_any_order_load_and_bad_tags_raise(cli, tmp_path, repo):
+    two = [(1, [1, 2, 3]), (2, [1, 3, 4])]
+    # Tags listed 3, 1, 4, 2: found by tag, the block loads (taken by position, triangle 1 would
+    # be clockwise and triangle 2 counter-clockwise, and the mesh refused).
+    order = [3, 1, 4, 2]
+    stickslip.load(mesh_case(tmp_path, repo, msh([(t, RECT[t - 1]) for t in order], two)))
+    nodes = list(enumerate(RECT, start=1))
+    # A node tag given twice.
+    twice = nodes[:3] + [(2, RECT[3])]
+    path = mesh_case(tmp_path, repo, msh(twice, two))
+    raises_the_cli_message(cli, tmp_path, path, "bodies.block.file", "body.msh", "more than once")
+    # An element naming a tag no node has.
+    path = mesh_case(tmp_path, repo, msh(nodes, [(1, [1, 2, 3]), (2, [1, 3, 9])]))
+    raises_the_cli_message(cli, tmp_path, path, "body.msh", "element 2", "node 9")
+    # An element tag given twice.
+    path = mesh_case(tmp_path, repo, msh(nodes, [(1, [1, 2, 3]), (1, [1, 3, 4])]))
+    raises_the_cli_message(cli, tmp_path, path, "body.msh", "element 1", "more than once")
+
+
+def test_a_mesh_element_listed_twice_raises(cli, tmp_path, repo):
+    nodes = list(enumerate(RECT, start=1))
+    path = mesh_case(tmp_path, repo, msh(nodes, [(1, [1, 2, 3]), (2, [1, 3, 4]), (3, [3, 4, 1])]))
+    raises_the_cli_message(cli, tmp_path, path, "bodies.block.file", "body.msh")
+
+
+def test_a_mesh_file_that_is_a_fifo_raises_without_hanging(cli, tmp_path, repo):
+    # Reading a FIFO would block for ever: refused before it is opened. In a child interpreter,
+    # so that a regression fails on the timeout rather than hanging the suite.
+    path = mesh_case(tmp_path, repo, None)
+    os.mkfifo(tmp_path / "body.msh")
+    expected = cli_message(cli, "run", str(path), "--out", str(tmp_path / "out"))
+    code = (
+        "import sys, stickslip\n"
+        "try:\n    stickslip.load(sys.argv[1])\n"
+        "except stickslip.InputError as e:\n    print(e)\n    sys.exit(0)\n"
+        "sys.exit(1)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected
+    assert "FIFO" in expected and "body.msh" in expected
+
+
+def test_oversized_2d_generated_bodies_raise_before_anything_is_built(cli, tmp_path, repo):
+    # A box of 1000 x 1000 cells (1001² > 10⁶ nodes) is refused from its keys, naming `nx`;
+    # two 710 x 710 boxes (each within the bound, 1.01·10⁶ nodes together) as a scene.
+    case = repo / "cases/pulled_block.toml"
+    sets = ["bodies.block.nx=1000", "bodies.block.ny=1000"]
+    expected = cli_message(
+        cli, "run", str(case), "--set", sets[0], "--set", sets[1], "--out", str(tmp_path / "o")
+    )
+    with pytest.raises(stickslip.InputError) as caught:
+        stickslip.load(case, set={"bodies.block.nx": 1000, "bodies.block.ny": 1000})
+    assert str(caught.value) == expected
+    assert "bodies.block.nx" in expected and "nodes" in expected
+    text = case.read_text().replace("nx = 2\nny = 1\n", "nx = 710\nny = 710\n")
+    other = '\n[bodies.other]\nshape = "box"\nwidth = 0.2\nheight = 0.1\nnx = 710\nny = 710\n'
+    other += "centre = [5.0, 0.0505]\ndensity = 50.0\nstiffness = 1.0e6\n"
+    path = tmp_path / "two.toml"
+    path.write_text(text.replace("\n[obstacles.floor]", other + "\n[obstacles.floor]"))
+    raises_the_cli_message(cli, tmp_path, path, "key `bodies`", "in all")

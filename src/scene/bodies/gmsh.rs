@@ -93,6 +93,14 @@ pub enum MeshFileError {
         /// The first node's z, m.
         z0: f64,
     },
+    /// An element tag given to two elements.
+    #[error("{}: element {element} is defined more than once (an element tag names one element)", file.display())]
+    DuplicateElement {
+        /// The file.
+        file: PathBuf,
+        /// The tag.
+        element: usize,
+    },
     /// An element that names a node tag the file does not define.
     #[error("{}: element {element} names node {node}, which the file does not define", file.display())]
     MissingNode {
@@ -287,6 +295,17 @@ fn read<const K: usize>(
     let mut elements = Vec::new();
     let mut element_tags = Vec::new();
     if let Some(section) = &msh.data.elements {
+        // Element tags name one element in the whole file, whatever its dimension; a body's
+        // errors name its elements by tag.
+        let mut seen = std::collections::HashSet::new();
+        for e in section.element_blocks.iter().flat_map(|b| &b.elements) {
+            if !seen.insert(e.element_tag) {
+                return Err(MeshFileError::DuplicateElement {
+                    file: file.to_path_buf(),
+                    element: e.element_tag as usize,
+                });
+            }
+        }
         for block in &section.element_blocks {
             let block_dim = block.entity_dim as usize;
             if block_dim < dim {

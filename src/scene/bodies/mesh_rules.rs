@@ -209,12 +209,17 @@ pub struct MeshSize {
 }
 
 impl MeshSize {
-    /// The rule broken when the mesh would pass [`MAX_NODES`] nodes or [`MAX_ELEMENTS`]
-    /// elements (limits.rs says why), as one line.
+    /// The rule broken when a tetrahedral mesh would pass [`MAX_NODES`] nodes or
+    /// [`MAX_ELEMENTS`] elements (limits.rs says why), as one line.
     pub fn over_limits(&self) -> Option<String> {
+        self.over_limits_of("tetrahedra")
+    }
+
+    /// [`MeshSize::over_limits`] for a mesh of `elements` ("triangles", "tetrahedra").
+    pub fn over_limits_of(&self, elements: &str) -> Option<String> {
         (self.nodes > MAX_NODES || self.elements > MAX_ELEMENTS).then(|| {
             format!(
-                "the generated mesh would have {} nodes and {} tetrahedra; at most {MAX_NODES:e} nodes and {MAX_ELEMENTS:e} tetrahedra a body",
+                "the generated mesh would have {} nodes and {} {elements}; at most {MAX_NODES:e} nodes and {MAX_ELEMENTS:e} {elements} a body",
                 Short(self.nodes),
                 Short(self.elements)
             )

@@ -4,7 +4,18 @@
 use nalgebra::{Rotation2, Vector2};
 
 use super::Mesh;
+use super::mesh_rules::MeshSize;
 use crate::energy::Vec2;
+
+/// The size of [`rectangle`]'s mesh of `nx` × `ny` cells (the square's too, nx = ny = n_seg):
+/// (nx + 1)(ny + 1) nodes and two triangles a cell.
+pub fn rectangle_size(nx: usize, ny: usize) -> MeshSize {
+    let (nx, ny) = (nx as f64, ny as f64);
+    MeshSize {
+        nodes: (nx + 1.0) * (ny + 1.0),
+        elements: 2.0 * nx * ny,
+    }
+}
 
 /// A `width` × `height` (m) rectangle of `nx` × `ny` cells, centred at `centre` (m) and turned by
 /// `rotation` (rad, counter-clockwise) about it, of areal density `density` (kg/m²), every node

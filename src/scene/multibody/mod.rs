@@ -36,7 +36,8 @@ use crate::contact::{BarrierParams, Coefficients, HalfSpace};
 use crate::energy::{Projection, Vec2};
 use crate::scene::bodies::Material;
 use crate::scene::bodies::gmsh::read_triangle_mesh;
-use crate::scene::bodies::rectangle::rectangle;
+use crate::scene::bodies::mesh_rules::MeshSize;
+use crate::scene::bodies::rectangle::{rectangle, rectangle_size};
 use crate::scene::bodies::square::square;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::limits::MAX_NODES;
@@ -162,6 +163,21 @@ pub struct MultibodyScene {
     pub initial_guess: InitialGuess,
 }
 
+/// The size of body `b`'s generated mesh from its keys (a square's or box's), when they are
+/// in their ranges and the body within the one-body limits; None for a mesh file and for keys
+/// the body's own validation refuses.
+fn generated_size(b: &schema::BodySection) -> Option<MeshSize> {
+    let count = |n: Option<usize>| n.filter(|n| (1..=1000).contains(n));
+    let size = match b.shape.as_str() {
+        "square" => count(b.n_seg).map(|n| rectangle_size(n, n)),
+        "box" => count(b.nx)
+            .zip(count(b.ny))
+            .map(|(x, y)| rectangle_size(x, y)),
+        _ => None,
+    }?;
+    size.over_limits().is_none().then_some(size)
+}
+
 /// That case-file `text` (`path` for messages) is of `kind = "scene"`, 2D or 3D.
 pub fn check_scene_kind(text: &str, path: &Path) -> Result<(), CaseError> {
     if CaseKind::of_text(text, path)? != CaseKind::Scene {
@@ -224,20 +240,36 @@ impl MultibodyScene {
         if f.bodies.is_empty() {
             return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
         }
+        // The scene is sized before any body is built (issue 41): the generated bodies' nodes
+        // from their keys, then, as each body is built, those built (a mesh file's are known
+        // once it is read) and the generated ones still to come.
+        let planned: Vec<f64> = f
+            .bodies
+            .values()
+            .map(|b| generated_size(b).map_or(0.0, |s| s.nodes))
+            .collect();
+        let mut pending: f64 = planned.iter().sum();
+        let too_many = |nodes: f64| {
+            v.invalid(
+                "bodies",
+                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all (generated bodies counted from their keys before any is built)"),
+                crate::number_format::Short(nodes),
+            )
+        };
+        if pending > MAX_NODES {
+            return Err(too_many(pending));
+        }
         let mut bodies = Vec::with_capacity(f.bodies.len());
         let mut nodes = 0usize;
-        for (name, b) in &f.bodies {
+        for ((name, b), planned) in f.bodies.iter().zip(planned) {
             v.csv_name("bodies", name)?;
             let body = v.body(name, b, path)?;
             nodes += body.mesh.len();
+            pending -= planned;
+            if nodes as f64 + pending > MAX_NODES {
+                return Err(too_many(nodes as f64 + pending));
+            }
             bodies.push(body);
-        }
-        if nodes as f64 > MAX_NODES {
-            return Err(v.invalid(
-                "bodies",
-                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all"),
-                nodes,
-            ));
         }
         let mut obstacles = Vec::new();
         for (name, o) in &f.obstacles {
@@ -482,12 +514,21 @@ impl Validator<'_> {
         let (mesh, local, reference) = match b.shape.as_str() {
             "square" | "box" => {
                 unused("file", b.file.is_some(), &shape_is(&b.shape))?;
+                // A generated mesh is sized from its keys before it is built (issue 41).
+                let sized =
+                    |k: &str, nx: usize, ny: usize, keys: String| match rectangle_size(nx, ny)
+                        .over_limits_of("triangles")
+                    {
+                        Some(rule) => Err(self.invalid(&key(k), &rule, keys)),
+                        None => Ok(()),
+                    };
                 let (mesh, (nx, ny, w, h)) = if b.shape == "square" {
                     for (k, given) in &grid_keys[2..] {
                         unused(k, *given, &shape_is("square"))?;
                     }
                     let side = need("side", b.side)?;
                     let n = need_count("n_seg", b.n_seg)?;
+                    sized("n_seg", n, n, format!("n_seg = {n}"))?;
                     let area = b.contact_area.unwrap_or(side / n as f64);
                     let mesh = if rotation == 0.0 {
                         square(side, n, centre, b.density, area)
@@ -501,6 +542,7 @@ impl Validator<'_> {
                     }
                     let (w, h) = (need("width", b.width)?, need("height", b.height)?);
                     let (nx, ny) = (need_count("nx", b.nx)?, need_count("ny", b.ny)?);
+                    sized("nx", nx, ny, format!("nx, ny = {nx}, {ny}"))?;
                     let area = b.contact_area.unwrap_or(w / nx as f64);
                     (
                         rectangle(w, h, nx, ny, centre, rotation, b.density, area),

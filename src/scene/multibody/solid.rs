@@ -179,10 +179,36 @@ impl SolidScene {
         if f.bodies.is_empty() {
             return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
         }
-        let mut bodies = Vec::new();
-        for (name, b) in &f.bodies {
+        // The scene is sized before any body is built (issue 41): the generated bodies' nodes
+        // from their keys, then, as each body is built, those built (a mesh file's are known
+        // once it is read) and the generated ones still to come.
+        let planned: Vec<f64> = f
+            .bodies
+            .values()
+            .map(|b| generated_size(b).map_or(0.0, |s| s.nodes))
+            .collect();
+        let mut pending: f64 = planned.iter().sum();
+        let too_many = |nodes: f64| {
+            v.invalid(
+                "bodies",
+                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all (generated bodies counted from their keys before any is built)"),
+                crate::number_format::Short(nodes),
+            )
+        };
+        if pending > MAX_NODES {
+            return Err(too_many(pending));
+        }
+        let mut bodies: Vec<SolidBodySpec> = Vec::new();
+        let mut built = 0usize;
+        for ((name, b), planned) in f.bodies.iter().zip(planned) {
             v.csv_name("bodies", name)?;
-            bodies.push(v.solid_body(name, b, path)?);
+            let body = v.solid_body(name, b, path)?;
+            built += body.mesh.len();
+            pending -= planned;
+            if built as f64 + pending > MAX_NODES {
+                return Err(too_many(built as f64 + pending));
+            }
+            bodies.push(body);
         }
         let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
         let mut drivers = Vec::new();
@@ -205,14 +231,7 @@ impl SolidScene {
             );
         }
         v.one_motion_per_node(&drivers)?;
-        let nodes: usize = bodies.iter().map(|b| b.mesh.len()).sum();
-        if nodes as f64 > MAX_NODES {
-            return Err(v.invalid(
-                "bodies",
-                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all"),
-                nodes,
-            ));
-        }
+        let nodes = built;
         let (mut obstacles, mut meshes) = (Vec::new(), Vec::new());
         for (name, o) in &f.obstacles {
             if f.bodies.contains_key(name) {
@@ -903,6 +922,28 @@ impl Validator<'_> {
 /// Two nodes of a placed mesh on (or nearest) its local z axis through `centre`: the lowest
 /// and the highest in its own frame (`rotation` undone), each the nearest the axis among
 /// those within a thousandth of the mesh's size of the extreme.
+/// The size of body `b`'s generated mesh from its keys (a cuboid's, cylinder's or
+/// ellipsoid's), when they are in their ranges and the body within the one-body limits; None
+/// for a mesh file and for keys the body's own validation refuses.
+fn generated_size(b: &SolidBodySection) -> Option<MeshSize> {
+    let count = |n: Option<usize>, least: usize| n.filter(|n| (least..=1000).contains(n));
+    let size = match b.shape.as_str() {
+        "cuboid" => Some(cuboid_size([
+            count(b.nx, 1)?,
+            count(b.ny, 1)?,
+            count(b.nz, 1)?,
+        ])),
+        "cylinder" => Some(cylinder_size(
+            count(b.segments, 3)?,
+            count(b.rings, 1)?,
+            count(b.layers, 1)?,
+        )),
+        "ellipsoid" => Some(ellipsoid_size(count(b.cells, 2)?)),
+        _ => None,
+    }?;
+    size.over_limits().is_none().then_some(size)
+}
+
 fn axis_nodes(x0: &[Vec3], rotation: &Rotation3<f64>, centre: Vec3) -> [usize; 2] {
     let local: Vec<Vec3> = x0
         .iter()
