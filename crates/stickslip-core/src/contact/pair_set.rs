@@ -209,10 +209,6 @@ impl<const D: usize, S: CandidateSource<D>> Pairs<D, S> {
         self.friction = self.friction.with_stick(stick);
         self
     }
-
-    fn exact(&self) -> bool {
-        self.friction.stick() != StickModel::Smoothed
-    }
 }
 
 impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
@@ -240,7 +236,7 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
             &mut self.friction.collisions,
             &mut self.friction.stencils,
         );
-        if self.exact() {
+        if self.friction.stick().is_exact() {
             attach(
                 &self.friction.collisions,
                 &self.memory,
@@ -267,7 +263,7 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
             &mut self.relag_collisions,
             &mut self.relag_stencils,
         );
-        if self.exact() {
+        if self.friction.stick().is_exact() {
             attach(
                 &self.relag_collisions,
                 &self.memory,
@@ -280,13 +276,13 @@ impl<const D: usize, S: CandidateSource<D>> PairSet<D> for Pairs<D, S> {
     fn accept_relag(&mut self) {
         std::mem::swap(&mut self.friction.collisions, &mut self.relag_collisions);
         std::mem::swap(&mut self.friction.stencils, &mut self.relag_stencils);
-        if self.exact() {
+        if self.friction.stick().is_exact() {
             std::mem::swap(&mut self.friction.anchors, &mut self.relag_anchors);
         }
     }
 
     fn end_step(&mut self, x: &[Vector<D>], step: &StepState<D>) {
-        if !self.exact() {
+        if !self.friction.stick().is_exact() {
             return;
         }
         self.friction.return_mappings(x, step, &mut self.memory);

@@ -336,10 +336,7 @@ impl<const D: usize> FrictionPotential<D> {
     /// and tools that make collisions by hand; the stage carries them itself). Panics when the
     /// lengths differ or friction is smoothed: a programming error.
     pub fn with_anchors(mut self, anchors: Vec<StickAnchor>) -> Self {
-        assert!(
-            matches!(self.stick, StickModel::Exact { .. }),
-            "anchors are exact stick's"
-        );
+        assert!(self.stick.is_exact(), "anchors are exact stick's");
         assert_eq!(
             anchors.len(),
             self.collisions.len(),
@@ -679,8 +676,7 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
     /// PSD when projected (exact stick: always) and no correction pair (negative λ) is
     /// lagged.
     fn hessian_is_psd(&self) -> bool {
-        (self.params.projection == Projection::Clamp
-            || matches!(self.stick, StickModel::Exact { .. }))
+        (self.params.projection == Projection::Clamp || self.stick.is_exact())
             && !self.collisions.iter().any(|c| c.normal_force < 0.0)
     }
 
@@ -700,7 +696,7 @@ impl<const D: usize> Energy<D> for FrictionPotential<D> {
         step: &StepState<D>,
         _fraction: f64,
     ) -> f64 {
-        if !self.params.stick_filter || self.stick != StickModel::Smoothed {
+        if !self.params.stick_filter || self.stick.is_exact() {
             return f64::INFINITY;
         }
         let width = self.params.eps_v * step.h;
