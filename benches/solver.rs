@@ -188,7 +188,7 @@ fn pile() -> (stickslip::scene::multibody::MultibodyScene, Simulation<2>) {
 fn pile_table() -> (Vec<Vector2<f64>>, Vec<Vector2<f64>>, usize) {
     let (scene, mut sim) = pile();
     sim.time_linear_solve = true;
-    let steps = scene.steps_for(scene.duration);
+    let steps = scene.steps_for(scene.settings.duration);
     let (mut iterations, mut most, mut factor_solve) = (0usize, 0usize, 0.0);
     let mut middle = None;
     let t = Instant::now();

@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return trace_solid(&SolidScene::load(&case, &overrides)?, min_iters);
     }
     let scene = MultibodyScene::load(&case, &overrides)?;
-    let steps = scene.steps_for(scene.duration);
+    let steps = scene.steps_for(scene.settings.duration);
     let mut sim = Simulation::new(scene.system().0)?;
     sim.trace_iterations = true;
     for _ in 0..steps {
@@ -92,11 +92,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             scene.bodies.len(),
                         );
                     let mut pairs = Vec::new();
-                    src.candidates(&x, Some(&x), scene.barrier.dhat, &mut pairs);
+                    src.candidates(&x, Some(&x), scene.settings.barrier.dhat, &mut pairs);
                     let node = worst.1 / 2;
                     for p in pairs.iter().filter(|p| p.nodes.contains(&node)) {
                         let d = p.distance(&x);
-                        if d >= scene.barrier.dhat {
+                        if d >= scene.settings.barrier.dhat {
                             continue;
                         }
                         let mut gr = [stickslip::energy::Vec2::zeros(); 4];
@@ -150,7 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// The 3D scene's trace, and at a failed step every component of ∇E against central
 /// differences of E at three step sizes, worst first.
 fn trace_solid(scene: &SolidScene, min_iters: usize) -> Result<(), Box<dyn std::error::Error>> {
-    let steps = scene.steps_for(scene.duration);
+    let steps = scene.steps_for(scene.settings.duration);
     let mut sim = Simulation::new(scene.system().0)?;
     sim.trace_iterations = true;
     for _ in 0..steps {

@@ -110,13 +110,13 @@ pub fn check_scene_duration(
     duration: Option<f64>,
 ) -> Result<(), BadOption> {
     check_positive("--duration", duration)?;
-    check_duration_steps(scene.h, duration)
+    check_duration_steps(scene.settings.h, duration)
 }
 
 /// A `--duration` for a 3D scene: as [`check_scene_duration`].
 pub fn check_solid_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), BadOption> {
     check_positive("--duration", duration)?;
-    check_duration_steps(scene.h, duration)
+    check_duration_steps(scene.settings.h, duration)
 }
 
 /// A `--duration` (s) of a scene of time step `h` (s), 2D or 3D: a whole number of steps,
@@ -258,7 +258,7 @@ fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String>
     use crate::run::multibody::{SceneRunner, StickSlipCycle};
     let scene = sweep.multibody(cell).map_err(|e| e.to_string())?;
     let mut runner = SceneRunner::new(scene, None).map_err(|e| e.to_string())?;
-    let eps_v = runner.scene.eps_v;
+    let eps_v = runner.scene.settings.eps_v;
     run_cell(&mut runner, eps_v)?;
     let s = runner.summary();
     let values = |c: &StickSlipCycle, cycles: Option<usize>| CycleValues {
@@ -303,7 +303,7 @@ fn evaluate_solid_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, S
     use crate::run::multibody::solid::SolidRunner;
     let scene = sweep.solid(cell).map_err(|e| e.to_string())?;
     let mut runner = SolidRunner::new(scene, None).map_err(|e| e.to_string())?;
-    let eps_v = runner.scene.eps_v;
+    let eps_v = runner.scene.settings.eps_v;
     run_cell(&mut runner, eps_v)?;
     let s = runner.summary();
     let mut result = scene_cell_result(

@@ -364,7 +364,7 @@ fn run_scene(
 ) -> Result<RunOutput, Stop> {
     refuse_scene_tol(tol)?;
     api::check_scene_duration(&scene, duration)?;
-    let eps_v = scene.eps_v;
+    let eps_v = scene.settings.eps_v;
     let mut runner = SceneRunner::new(scene, duration)?;
     drive_scene(&mut runner, eps_v, gpu, progress)?;
     let summary = runner.summary();
@@ -384,7 +384,7 @@ fn run_solid(
 ) -> Result<RunOutput, Stop> {
     refuse_scene_tol(tol)?;
     api::check_solid_duration(&scene, duration)?;
-    let eps_v = scene.eps_v;
+    let eps_v = scene.settings.eps_v;
     let mut runner = SolidRunner::new(scene, duration)?;
     drive_scene(&mut runner, eps_v, gpu, progress)?;
     let summary = runner.summary();
@@ -564,8 +564,8 @@ impl Case {
     fn h(&self) -> f64 {
         match &self.case {
             LoadedCase::Slope(s) => s.h,
-            LoadedCase::Scene(s) => s.h,
-            LoadedCase::Solid(s) => s.h,
+            LoadedCase::Scene(s) => s.settings.h,
+            LoadedCase::Solid(s) => s.settings.h,
             LoadedCase::Rigid(s) => s.h,
         }
     }
@@ -575,8 +575,8 @@ impl Case {
     fn duration(&self) -> f64 {
         match &self.case {
             LoadedCase::Slope(s) => s.duration,
-            LoadedCase::Scene(s) => s.duration,
-            LoadedCase::Solid(s) => s.duration,
+            LoadedCase::Scene(s) => s.settings.duration,
+            LoadedCase::Solid(s) => s.settings.duration,
             LoadedCase::Rigid(s) => s.duration,
         }
     }

@@ -145,7 +145,7 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
         runner.record_contacts();
     }
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
-    let check = crate::api::scene_cross_check(&shared, runner.scene.eps_v);
+    let check = crate::api::scene_cross_check(&shared, runner.scene.settings.eps_v);
     run_to_end(&mut runner, check, |r| {
         progress.update(r.sim.step);
         Ok::<(), SceneCommandError>(())
@@ -182,9 +182,12 @@ pub const CONTACTS_HEADER_3D: &str =
 
 /// Writes a 2D scene's `contacts.csv` ([`CONTACTS_HEADER`]; [`write_contact_rows`]).
 pub fn write_contacts(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
-    write_contact_rows(path, &runner.contact_rows, runner.scene.eps_v, |m| {
-        runner.scene.member_name(m)
-    })
+    write_contact_rows(
+        path,
+        &runner.contact_rows,
+        runner.scene.settings.eps_v,
+        |m| runner.scene.member_name(m),
+    )
 }
 
 /// Writes `contacts.csv` of `rows` ([`CONTACTS_HEADER`] in 2D, [`CONTACTS_HEADER_3D`] in 3D):

@@ -167,7 +167,7 @@ fn stack_panels(
         velocity_along(runner, m.lower, &m.along),
         velocity_along(runner, m.upper, &m.along),
         closed,
-        runner.scene.eps_v,
+        runner.scene.settings.eps_v,
         t_end,
     )
 }
@@ -283,7 +283,7 @@ fn accelerations(
 
 /// The smallest slip speed drawn on the log scale, m/s: 10⁻³ ε_v.
 fn slip_floor(scene: &MultibodyScene) -> f64 {
-    1e-3 * scene.eps_v
+    1e-3 * scene.settings.eps_v
 }
 
 fn creep_panels(runner: &SceneRunner, t_end: f64) -> Vec<Panel> {
@@ -324,8 +324,8 @@ fn creep_panels(runner: &SceneRunner, t_end: f64) -> Vec<Panel> {
         slip.push(level(format!("v* = {} m/s (SPEC.md §6)", Sig(v)), v, t_end));
     }
     slip.push(level(
-        format!("ε_v = {} m/s", Sig(sc.eps_v)),
-        sc.eps_v,
+        format!("ε_v = {} m/s", Sig(sc.settings.eps_v)),
+        sc.settings.eps_v,
         t_end,
     ));
     vec![
@@ -363,7 +363,7 @@ fn creep_speed(runner: &SceneRunner, k: usize, s: &crate::run::multibody::Suppor
     let g_n = sc.gravity.dot(&-s.normal);
     let g_t = sc.gravity.dot(&s.tangent).abs();
     (mu.mu_static == mu.mu_kinetic && mu.mu_static > 0.0 && g_n > 0.0 && g_t < mu.mu_static * g_n)
-        .then(|| sc.eps_v * (1.0 - (1.0 - g_t / (g_n * mu.mu_static)).sqrt()))
+        .then(|| sc.settings.eps_v * (1.0 - (1.0 - g_t / (g_n * mu.mu_static)).sqrt()))
 }
 
 /// Driver `d`'s force along `t` at every row, N.

@@ -99,7 +99,7 @@ pub fn solid_panels(runner: &SolidRunner) -> Vec<Panel> {
             velocity(p.lower),
             velocity(p.upper),
             &p.analytic,
-            sc.eps_v,
+            sc.settings.eps_v,
             t_end,
         );
     }
@@ -209,7 +209,7 @@ pub fn solid_panels(runner: &SolidRunner) -> Vec<Panel> {
 /// floored at ε_v/100 (a log axis has no zero).
 fn fallback_panels(runner: &SolidRunner, t_end: f64) -> Vec<Panel> {
     let sc = &runner.scene;
-    let floor = 1e-2 * sc.eps_v;
+    let floor = 1e-2 * sc.settings.eps_v;
     let series = |f: &dyn Fn(usize, &crate::run::multibody::solid::SolidBodyState) -> f64| {
         (0..sc.bodies.len())
             .map(|k| {
@@ -221,8 +221,8 @@ fn fallback_panels(runner: &SolidRunner, t_end: f64) -> Vec<Panel> {
                 measured(sc.bodies[k].name.clone(), points, k)
             })
             .chain(std::iter::once(level(
-                format!("ε_v = {} m/s", Sig(sc.eps_v)),
-                sc.eps_v,
+                format!("ε_v = {} m/s", Sig(sc.settings.eps_v)),
+                sc.settings.eps_v,
                 t_end,
             )))
             .collect::<Vec<Curve>>()

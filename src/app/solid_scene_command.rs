@@ -54,7 +54,7 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
         staged.write(&name, |path| write_obj(path, runner, surface))
     };
     write_frame(&runner)?;
-    let check = crate::api::scene_cross_check(&shared, runner.scene.eps_v);
+    let check = crate::api::scene_cross_check(&shared, runner.scene.settings.eps_v);
     run_to_end(&mut runner, check, |r| {
         write_frame(r)?;
         progress.update(r.sim.step);
@@ -69,7 +69,7 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
             crate::app::scene_command::write_contact_rows(
                 path,
                 &runner.contact_rows,
-                runner.scene.eps_v,
+                runner.scene.settings.eps_v,
                 |m| runner.scene.member_name(m),
             )
         })?;
@@ -130,7 +130,7 @@ pub fn write_obj(
 
 /// `--duration` of a 3D scene: a whole number of its steps, between 1 and the slope's bound.
 pub fn check_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), BadOption> {
-    crate::api::check_duration_steps(scene.h, duration)
+    crate::api::check_duration_steps(scene.settings.h, duration)
 }
 
 /// Writes a 3D scene's `trajectory.csv` (columns: [`solid_trajectory_header`]).

@@ -319,7 +319,7 @@ fn view_solids(args: &ViewArgs) -> Result<(), ViewError> {
         .map(|p| SolidScene::load(p, &args.set))
         .collect::<Result<Vec<_>, _>>()?;
     for scene in &scenes {
-        crate::api::check_duration_steps(scene.h, args.duration)?;
+        crate::api::check_duration_steps(scene.settings.h, args.duration)?;
     }
     check_select(args.select, scenes.len())?;
     if !display_available() {

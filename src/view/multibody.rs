@@ -228,7 +228,7 @@ impl SceneCase {
             self.error = Some(text);
             return;
         }
-        let every = (ANALYTIC_EVERY_S / self.scene.h).round().max(1.0) as usize;
+        let every = (ANALYTIC_EVERY_S / self.scene.settings.h).round().max(1.0) as usize;
         if step.is_multiple_of(every) || self.runner.done() {
             self.judge_analytic(step);
         }
@@ -353,7 +353,11 @@ impl SceneCase {
     /// regime: the pairs, slips and rule of `contacts.csv` ([`PairDistance::slip`] at the
     /// current velocities, [`ContactState::of_slip`]).
     pub fn contact_points(&self) -> Vec<(Vec2, ContactState)> {
-        contact_regimes(&self.runner.sim, self.scene.barrier.dhat, self.scene.eps_v)
+        contact_regimes(
+            &self.runner.sim,
+            self.scene.settings.barrier.dhat,
+            self.scene.settings.eps_v,
+        )
     }
 
     /// How many of [`SceneCase::contact_points`] are in each regime.

@@ -43,7 +43,7 @@ impl SteppedCase for SceneCase {
     }
 
     fn h(&self) -> f64 {
-        self.scene.h
+        self.scene.settings.h
     }
 
     fn reset(&mut self) -> Result<(), String> {
@@ -136,19 +136,24 @@ fn hud(cases: &[SceneCase], sel: usize, status: &str, rect: Rect, pen: &Pen) {
     let row = runner.rows.last().expect("a runner has the row of t = 0");
     let mut lines = vec![
         format!("case {}/{}: {}", sel + 1, cases.len(), sc.name),
-        time_line(c.time(), runner.sim.step, runner.total_steps(), sc.h),
+        time_line(
+            c.time(),
+            runner.sim.step,
+            runner.total_steps(),
+            sc.settings.h,
+        ),
         newton_line(
             runner.sim.step,
             row.newton_iterations,
             row.final_residual,
-            sc.tol,
+            sc.settings.tol,
         ),
     ];
-    let slides_from = SLIP_SPEED_OVER_EPS_V * sc.eps_v;
+    let slides_from = SLIP_SPEED_OVER_EPS_V * sc.settings.eps_v;
     for (b, s) in sc.bodies.iter().zip(&row.bodies).take(HUD_BODIES) {
         let speed = s.vx.hypot(s.vy);
         // The runner's rule (`SceneRunner::slip_events`): slipping above 2 ε_v.
-        let regime = if s.min_distance >= sc.barrier.dhat {
+        let regime = if s.min_distance >= sc.settings.barrier.dhat {
             "no contact".to_owned()
         } else if s.slip > slides_from {
             format!("slip {:.2e} m/s: slides", s.slip)
@@ -198,7 +203,7 @@ fn hud(cases: &[SceneCase], sel: usize, status: &str, rect: Rect, pen: &Pen) {
 /// driver's force magnitude), and for a spring on a belt SPEC.md §8's F_max = μ_s N and
 /// F_min = (2μ_k − μ_s) N ([`crate::run::multibody::SceneRunner::stick_slip`]'s closed form).
 fn chart(c: &SceneCase, panel: Rect, pen: &Pen) {
-    let t_end = (c.runner.total_steps() as f64 * c.scene.h).max(c.scene.h);
+    let t_end = (c.runner.total_steps() as f64 * c.scene.settings.h).max(c.scene.settings.h);
     let analytic = c.runner.stick_slip().map(|(_, a)| a);
     let mut lo = 0.0f64;
     let mut hi = 0.0f64;

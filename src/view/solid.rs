@@ -268,7 +268,11 @@ impl SolidCase {
     /// Every contact pair within d̂ now with a positive normal force, its point (m) and regime:
     /// the pairs and rule of `contacts.csv` ([`contact_regimes`]).
     pub fn contact_points(&self) -> Vec<(Vec3, ContactState)> {
-        contact_regimes(&self.runner.sim, self.scene.barrier.dhat, self.scene.eps_v)
+        contact_regimes(
+            &self.runner.sim,
+            self.scene.settings.barrier.dhat,
+            self.scene.settings.eps_v,
+        )
     }
 
     /// How many of [`SolidCase::contact_points`] are in each regime.

@@ -62,7 +62,7 @@ impl SteppedCase for SolidCase {
     }
 
     fn h(&self) -> f64 {
-        self.scene.h
+        self.scene.settings.h
     }
 
     fn reset(&mut self) -> Result<(), String> {
@@ -283,12 +283,17 @@ fn hud(cases: &[SolidCase], view: &ViewState, rect: Rect, pen: &Pen) {
     let row = runner.rows.last().expect("a runner has the row of t = 0");
     let mut lines = vec![
         format!("case {}/{}: {} (3D)", sel + 1, cases.len(), sc.name),
-        super::multibody_view::time_line(c.time(), runner.sim.step, runner.total_steps(), sc.h),
+        super::multibody_view::time_line(
+            c.time(),
+            runner.sim.step,
+            runner.total_steps(),
+            sc.settings.h,
+        ),
         super::multibody_view::newton_line(
             runner.sim.step,
             row.newton_iterations,
             row.final_residual,
-            sc.tol,
+            sc.settings.tol,
         ),
     ];
     for (b, s) in sc.bodies.iter().zip(&row.bodies).take(HUD_BODIES) {
@@ -299,7 +304,7 @@ fn hud(cases: &[SolidCase], view: &ViewState, rect: Rect, pen: &Pen) {
             s.angular_velocity.norm(),
             s.tilt.to_degrees()
         ));
-        let contact = if s.min_distance >= sc.barrier.dhat {
+        let contact = if s.min_distance >= sc.settings.barrier.dhat {
             "no contact".to_owned()
         } else {
             format!("slip {:.2e} m/s", s.slip)
@@ -346,7 +351,7 @@ fn camera_line(o: Orbit) -> String {
 
 /// The chart of every body's centroid speed against time, m/s (the runner's rows).
 fn chart(c: &SolidCase, panel: Rect, pen: &Pen) {
-    let t_end = (c.runner.total_steps() as f64 * c.scene.h).max(c.scene.h);
+    let t_end = (c.runner.total_steps() as f64 * c.scene.settings.h).max(c.scene.settings.h);
     let hi = c
         .runner
         .rows

@@ -332,7 +332,7 @@ fn a_3d_case_without_a_closed_form_is_drawn_as_its_speeds() {
     assert_eq!(panels.len(), 2);
     let (speed, spin) = (&panels[0], &panels[1]);
     assert!(speed.log_y && spin.log_y);
-    let eps_v = r.scene.eps_v;
+    let eps_v = r.scene.settings.eps_v;
     for p in &panels {
         let line = p.curves.last().unwrap();
         assert!(line.analytic && line.points.iter().all(|&(_, y)| y == eps_v));

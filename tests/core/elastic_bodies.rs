@@ -334,7 +334,7 @@ fn a_neo_hookean_bar_in_a_scene_file_hangs_by_rho_g_l_squared_over_2e() {
     );
     let (system, layout) = scene.system();
     let mut sim = Simulation::new(system).unwrap();
-    for _ in 0..scene.steps_for(scene.duration) {
+    for _ in 0..scene.steps_for(scene.settings.duration) {
         sim.step().unwrap();
     }
     let nodes = layout.bodies[0].clone();
@@ -353,7 +353,7 @@ fn a_neo_hookean_bar_in_a_scene_file_hangs_by_rho_g_l_squared_over_2e() {
         .iter()
         .map(|&i| sim.last_gradient()[nodes.start + i].y)
         .sum::<f64>()
-        / (scene.h * scene.h);
+        / (scene.settings.h * scene.settings.h);
     assert!((held / (mass * G) - 1.0).abs() < 1e-6, "at rest: {held} N");
     let delta = 1000.0 * G * 1.0 / (2.0 * 1e7);
     let rel = drop / delta - 1.0;
@@ -514,13 +514,13 @@ fn a_gmsh_disk_in_a_scene_lands_on_a_floor() {
     );
     let (system, _) = scene.system();
     let mut sim = Simulation::new(system).unwrap();
-    for _ in 0..scene.steps_for(scene.duration) {
+    for _ in 0..scene.steps_for(scene.settings.duration) {
         sim.step().unwrap();
     }
     assert_eq!(mesh.inverted_triangles(&sim.x), 0);
     let lowest = sim.x.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
     assert!(
-        lowest > 0.0 && lowest < scene.barrier.dhat,
+        lowest > 0.0 && lowest < scene.settings.barrier.dhat,
         "lowest node at {lowest} m"
     );
     let speed = sim.v.iter().map(|v| v.norm()).fold(0.0, f64::max);

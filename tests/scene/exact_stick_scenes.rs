@@ -30,7 +30,7 @@ fn overrides(settings: &[&str]) -> Vec<Override> {
 #[test]
 fn scenes_read_the_stick_keys_in_2d_and_3d() {
     let s = MultibodyScene::load(&case("pulled_block.toml"), &[]).unwrap();
-    assert_eq!(s.stick, StickModel::Smoothed);
+    assert_eq!(s.settings.stick, StickModel::Smoothed);
     // The case turns the smoothed model's stick-zone filter on, which exact stick refuses.
     let s = MultibodyScene::load(
         &case("pulled_block.toml"),
@@ -41,16 +41,16 @@ fn scenes_read_the_stick_keys_in_2d_and_3d() {
         ]),
     )
     .unwrap();
-    assert_eq!(s.stick, StickModel::Exact { eps_d: 2e-6 });
+    assert_eq!(s.settings.stick, StickModel::Exact { eps_d: 2e-6 });
     let s = SolidScene::load(&case("box3d_incline.toml"), &[]).unwrap();
-    assert_eq!(s.stick, StickModel::Smoothed);
+    assert_eq!(s.settings.stick, StickModel::Smoothed);
     // Absent, ε_d = ε_v h = 10⁻⁴ m/s · 10⁻³ s.
     let s = SolidScene::load(
         &case("box3d_incline.toml"),
         &overrides(&["friction.stick=\"exact\""]),
     )
     .unwrap();
-    assert_eq!(s.stick, StickModel::Exact { eps_d: 1e-4 * 1e-3 });
+    assert_eq!(s.settings.stick, StickModel::Exact { eps_d: 1e-4 * 1e-3 });
     for (settings, key, rule) in [
         (
             &["friction.stick=\"exact\"", "friction.eps_d=0.5"][..],
@@ -286,10 +286,10 @@ fn exact_stick_breaks_away_at_mu_s_n() {
 #[test]
 fn exact_stick_keeps_the_belt_cycle_of_the_closed_form() {
     let r = exact_2d("belt_stick_slip.toml");
-    let h = r.scene.h;
+    let h = r.scene.settings.h;
     let slip: Vec<f64> = r.rows.iter().map(|row| row.bodies[0].slip).collect();
     // Stick phases: runs of rows with a slip speed under 3 ε_v lasting over 0.5 s.
-    let riding = |v: f64| v.abs() < 3.0 * r.scene.eps_v;
+    let riding = |v: f64| v.abs() < 3.0 * r.scene.settings.eps_v;
     let (mut phases, mut start) = (Vec::new(), None);
     for (i, &v) in slip.iter().enumerate() {
         match (riding(v), start) {

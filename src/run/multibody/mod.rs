@@ -437,7 +437,7 @@ pub struct SceneRunner {
 impl SceneRunner {
     /// A runner at t = 0 for `duration` s (the case's when `None`).
     pub fn new(scene: MultibodyScene, duration: Option<f64>) -> Result<SceneRunner, SceneRunError> {
-        let steps = scene.steps_for(duration.unwrap_or(scene.duration));
+        let steps = scene.steps_for(duration.unwrap_or(scene.settings.duration));
         let (system, layout) = scene.system();
         let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
             case: scene.name.clone(),
@@ -538,7 +538,7 @@ impl SceneRunner {
     fn push_contact_rows(&mut self, pairs: &[PairDistance<2>]) {
         push_contact_rows(
             self.sim.time(),
-            self.scene.barrier.dhat,
+            self.scene.settings.barrier.dhat,
             pairs,
             &self.sim.v,
             &mut self.contact_rows,
@@ -686,7 +686,7 @@ impl SceneRunner {
             .iter()
             .map(|b| b.mesh.triangles.len())
             .collect();
-        Physicality::of(&names, &elements, &self.watch, self.scene.h)
+        Physicality::of(&names, &elements, &self.watch, self.scene.settings.h)
     }
 
     /// Body `k`'s support at the end ([`Support`]).
@@ -724,7 +724,7 @@ impl SceneRunner {
             .iter()
             .map(|r| r.bodies[k].angular_velocity.abs())
             .collect();
-        let dhat = self.scene.barrier.dhat;
+        let dhat = self.scene.settings.barrier.dhat;
         let in_contact: Vec<bool> = self
             .rows
             .iter()
@@ -734,7 +734,7 @@ impl SceneRunner {
             Some(s) => self.along_support(k, s),
             None => vec![0.0; self.rows.len()],
         };
-        let w = verdict::window_steps(self.scene.h);
+        let w = verdict::window_steps(self.scene.settings.h);
         if let (Some(&last), Some(&before)) = (
             relative.last(),
             relative
@@ -754,18 +754,19 @@ impl SceneRunner {
                 angular_speed: Some(&spin),
                 exact_stick_radius: self
                     .scene
+                    .settings
                     .stick
                     .is_exact()
                     .then(|| verdict::radius(&self.sim.x[self.layout.bodies[k].clone()])),
             },
-            self.scene.h,
+            self.scene.settings.h,
         )
     }
 
     /// The times slip starts and ends for body `k` (its contacts' mean slip speed crossing
     /// [`SLIP_SPEED_OVER_EPS_V`] ε_v up and down), as (onsets, re-sticks) row indices.
     fn slip_events(&self, k: usize) -> (Vec<usize>, Vec<usize>) {
-        let threshold = SLIP_SPEED_OVER_EPS_V * self.scene.eps_v;
+        let threshold = SLIP_SPEED_OVER_EPS_V * self.scene.settings.eps_v;
         let speed: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].slip).collect();
         let (mut on, mut off) = (Vec::new(), Vec::new());
         let mut slipping = speed.first().is_some_and(|s| s.abs() > threshold);
@@ -970,7 +971,8 @@ impl SceneRunner {
         let measured = StackAccelerations {
             lower_m_per_s2: slope(lower),
             upper_m_per_s2: slope(upper),
-            upper_slips: (v(upper) - v(lower)).norm() > SLIP_SPEED_OVER_EPS_V * self.scene.eps_v,
+            upper_slips: (v(upper) - v(lower)).norm()
+                > SLIP_SPEED_OVER_EPS_V * self.scene.settings.eps_v,
         };
         Some((measured, analytic))
     }
@@ -1064,9 +1066,9 @@ impl SceneRunner {
             case: sc.name.clone(),
             source: sc.source.as_ref().map(|p| p.display().to_string()),
             overrides: sc.overrides.clone(),
-            h: sc.h,
+            h: sc.settings.h,
             duration: self.sim.time(),
-            exact_stick: ExactStick::of(sc.stick),
+            exact_stick: ExactStick::of(sc.settings.stick),
             physicality: self.physicality(),
             bodies,
             drivers,
@@ -1077,7 +1079,7 @@ impl SceneRunner {
                 verdict::STOPPED_DISPLACEMENT_M,
                 verdict::STOPPED_ANGULAR_SPEED_RAD_PER_S,
                 verdict::SLIDING_SPEED_M_PER_S
-            ) + &if sc.stick.is_exact() {
+            ) + &if sc.settings.stick.is_exact() {
                 verdict::exact_stick_rule()
             } else {
                 String::new()

@@ -164,7 +164,7 @@ pub struct SolidRunner {
 impl SolidRunner {
     /// A runner at t = 0 for `duration` s (the case's when `None`).
     pub fn new(scene: SolidScene, duration: Option<f64>) -> Result<SolidRunner, SceneRunError> {
-        let steps = scene.steps_for(duration.unwrap_or(scene.duration));
+        let steps = scene.steps_for(duration.unwrap_or(scene.settings.duration));
         let (system, bodies, drivers) = scene.system_and_drivers();
         let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
             case: scene.name.clone(),
@@ -313,7 +313,7 @@ impl SolidRunner {
     fn push_rows(&mut self, pairs: &[PairDistance<3>]) {
         push_contact_rows(
             self.sim.time(),
-            self.scene.barrier.dhat,
+            self.scene.settings.barrier.dhat,
             pairs,
             &self.sim.v,
             &mut self.contact_rows,
@@ -467,7 +467,7 @@ impl SolidRunner {
             .iter()
             .map(|b| b.mesh.tets.len())
             .collect();
-        Physicality::of(&names, &elements, &self.watch, self.scene.h)
+        Physicality::of(&names, &elements, &self.watch, self.scene.settings.h)
     }
 
     /// What body `k` rests on at the end, as the friction table numbers it (bodies, then
@@ -499,7 +499,7 @@ impl SolidRunner {
             .iter()
             .map(|r| r.bodies[k].angular_velocity.norm())
             .collect();
-        let dhat = self.scene.barrier.dhat;
+        let dhat = self.scene.settings.barrier.dhat;
         let in_contact: Vec<bool> = self
             .rows
             .iter()
@@ -528,7 +528,7 @@ impl SolidRunner {
                     .collect();
                 let g = self.scene.gravity;
                 let along = g - normal * g.dot(&normal);
-                let w = verdict::window_steps(self.scene.h).min(over.len() - 1);
+                let w = verdict::window_steps(self.scene.settings.h).min(over.len() - 1);
                 let last = over.len() - 1;
                 let direction = if along.norm() > 1e-9 * g.norm() {
                     along.normalize()
@@ -541,7 +541,7 @@ impl SolidRunner {
             }
             None => vec![0.0; self.rows.len()],
         };
-        let w = verdict::window_steps(self.scene.h);
+        let w = verdict::window_steps(self.scene.settings.h);
         if let (Some(&last), Some(&before)) = (
             relative.last(),
             relative
@@ -561,11 +561,12 @@ impl SolidRunner {
                 angular_speed: Some(&spin),
                 exact_stick_radius: self
                     .scene
+                    .settings
                     .stick
                     .is_exact()
                     .then(|| verdict::radius(&self.sim.x[self.bodies[k].clone()])),
             },
-            self.scene.h,
+            self.scene.settings.h,
         )
     }
 
@@ -622,7 +623,7 @@ impl SolidRunner {
             angle_deg,
             acceleration_m_per_s2: slides.then(|| g * (theta.sin() - mu.mu_kinetic * theta.cos())),
             creep_speed_m_per_s: (mu.mu_static > tan)
-                .then(|| self.scene.eps_v * (1.0 - (1.0 - tan / mu.mu_static).sqrt())),
+                .then(|| self.scene.settings.eps_v * (1.0 - (1.0 - tan / mu.mu_static).sqrt())),
         };
         Some((measured, analytic))
     }

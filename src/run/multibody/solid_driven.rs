@@ -106,8 +106,8 @@ impl SolidRunner {
         let rate = self.scene.drivers[d].kind.spring_force_rate(&t);
         let force = |i: usize| self.rows[i].drivers[d].dot(&t).abs();
         let analytic = Breakaway::closed_form(mu.mu_static, normal_force, force(0), rate);
-        let threshold = SLIP_SPEED_OVER_EPS_V * self.scene.eps_v;
-        let dhat = self.scene.barrier.dhat;
+        let threshold = SLIP_SPEED_OVER_EPS_V * self.scene.settings.eps_v;
+        let dhat = self.scene.settings.barrier.dhat;
         let over = |from: usize, to: usize| {
             let moved = self.rows[to].bodies[k].centre - self.rows[from].bodies[k].centre;
             (moved - n * moved.dot(&n)).norm()
@@ -173,7 +173,7 @@ impl SolidRunner {
         let measured = StackAccelerations {
             lower_m_per_s2: slope(lower),
             upper_m_per_s2: slope(upper),
-            upper_slips: relative.norm() > SLIP_SPEED_OVER_EPS_V * self.scene.eps_v,
+            upper_slips: relative.norm() > SLIP_SPEED_OVER_EPS_V * self.scene.settings.eps_v,
         };
         Some(PulledStack {
             lower,

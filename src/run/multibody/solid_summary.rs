@@ -165,9 +165,9 @@ impl SolidRunner {
             source: sc.source.as_ref().map(|p| p.display().to_string()),
             overrides: sc.overrides.clone(),
             dimension: 3,
-            h: sc.h,
+            h: sc.settings.h,
             duration: self.sim.time(),
-            exact_stick: ExactStick::of(sc.stick),
+            exact_stick: ExactStick::of(sc.settings.stick),
             physicality: self.physicality(),
             bodies,
             drivers: DriverSummary::all(
@@ -188,7 +188,7 @@ impl SolidRunner {
                 verdict::STOPPED_DISPLACEMENT_M,
                 verdict::STOPPED_ANGULAR_SPEED_RAD_PER_S,
                 verdict::SLIDING_SPEED_M_PER_S
-            ) + &if sc.stick.is_exact() {
+            ) + &if sc.settings.stick.is_exact() {
                 verdict::exact_stick_rule()
             } else {
                 String::new()

@@ -14,7 +14,7 @@ pub mod dimension;
 pub mod drivers;
 pub mod geometry;
 pub mod schema;
-mod settings;
+pub mod settings;
 pub mod solid;
 pub mod solid_body;
 pub(crate) mod solid_clearance;
@@ -28,12 +28,12 @@ use nalgebra::Vector2;
 
 pub use drivers::{DriverKind, DriverSpec};
 pub use schema::SceneFile;
+pub use settings::SceneSettings;
 
 use drivers::{DriverFields, Face, face_nodes};
 
-use crate::contact::potentials::friction::StickModel;
-use crate::contact::{BarrierParams, Coefficients, HalfSpace};
-use crate::energy::{Projection, Vec2};
+use crate::contact::HalfSpace;
+use crate::energy::Vec2;
 use crate::scene::bodies::Material;
 use crate::scene::bodies::gmsh::read_triangle_mesh;
 use crate::scene::bodies::mesh_rules::MeshSize;
@@ -43,7 +43,6 @@ use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::limits::MAX_NODES;
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 use crate::scene::{CaseKind, Mesh};
-use crate::solver::{InitialGuess, Lagging};
 
 pub use crate::scene::kind::SCENE_KIND;
 
@@ -123,44 +122,8 @@ pub struct MultibodyScene {
     pub obstacles: Vec<ObstacleSpec>,
     /// The drivers, in name order.
     pub drivers: Vec<DriverSpec>,
-    /// The default friction coefficients.
-    pub friction: Coefficients,
-    /// Per-pair coefficients (body or obstacle numbers, in the friction table's numbering).
-    pub friction_pairs: Vec<(usize, usize, Coefficients)>,
-    /// ε_v, m/s.
-    pub eps_v: f64,
-    /// Lagging of λ.
-    pub lagging: Lagging,
-    /// Implicit lagging's tolerance.
-    pub lagging_tol: f64,
-    /// Implicit lagging's bound.
-    pub max_lagging: usize,
-    /// How friction holds a sticking contact (SPEC.md §9).
-    pub stick: StickModel,
-    /// The barrier.
-    pub barrier: BarrierParams,
-    /// The barrier's normal damping β_c, s (zero: none; `contact::potentials::normal_damping`).
-    pub contact_damping: f64,
-    /// h, s.
-    pub h: f64,
-    /// Duration, s.
-    pub duration: f64,
-    /// Newton's tolerance, m/s.
-    pub tol: f64,
-    /// Newton's iteration bound.
-    pub max_iterations: usize,
-    /// Iterations every step takes before Newton may stop (`newton.min_iterations`).
-    pub min_iterations: usize,
-    /// The line search's halving bound.
-    pub max_halvings: usize,
-    /// The elastic terms' Hessian projection (springs and neo-Hookean).
-    pub projection: Projection,
-    /// The step filters' fraction.
-    pub filter_fraction: f64,
-    /// The stick-zone filter.
-    pub stick_filter: bool,
-    /// Where Newton starts a step.
-    pub initial_guess: InitialGuess,
+    /// The friction, barrier, time and Newton settings.
+    pub settings: SceneSettings,
 }
 
 /// The size of body `b`'s generated mesh from its keys (a square's or box's), when they are
@@ -315,9 +278,8 @@ impl MultibodyScene {
             &f.newton,
             gravity.amax(),
         )?;
-        let (fr, n, barrier) = (&f.friction, &f.newton, settings.barrier);
         let geometry = geometry::geometry(&bodies, &obstacles);
-        v.clearances(&bodies, &obstacles, &geometry, barrier.dhat)?;
+        v.clearances(&bodies, &obstacles, &geometry, settings.barrier.dhat)?;
         Ok(MultibodyScene {
             name: f.name.clone(),
             source: path.map(Path::to_path_buf),
@@ -326,31 +288,13 @@ impl MultibodyScene {
             bodies,
             obstacles,
             drivers,
-            friction: settings.friction,
-            friction_pairs: settings.friction_pairs,
-            eps_v: fr.eps_v,
-            lagging: fr.lagging,
-            lagging_tol: fr.lagging_tol,
-            max_lagging: fr.max_lagging,
-            stick: settings.stick,
-            barrier,
-            contact_damping: settings.contact_damping,
-            h: f.time.h,
-            duration: f.time.duration,
-            tol: n.tol,
-            max_iterations: n.max_iterations,
-            min_iterations: n.min_iterations(),
-            max_halvings: n.max_halvings,
-            projection: n.projection,
-            filter_fraction: n.filter_fraction,
-            stick_filter: n.stick_filter,
-            initial_guess: n.initial_guess.unwrap_or(InitialGuess::Inertial),
+            settings,
         })
     }
 
     /// Number of time steps for `duration` seconds (the nearest whole step).
     pub fn steps_for(&self, duration: f64) -> usize {
-        (duration / self.h).round().max(0.0) as usize
+        self.settings.steps_for(duration)
     }
 
     /// The body or obstacle of friction-table number `k`, by name.

@@ -5,25 +5,101 @@
 
 use super::schema::{BarrierSection, FrictionSection};
 use crate::contact::potentials::friction::StickModel;
-use crate::contact::{BarrierParams, Coefficients};
+use crate::contact::{BarrierParams, Coefficients, ContactStage, FrictionParams, FrictionTable};
+use crate::energy::Projection;
 use crate::energy::neo_hookean::Elasticity;
 use crate::scene::bodies::Material;
 use crate::scene::case_file::{CaseError, NewtonSection, TimeSection, Validator};
 use crate::scene::limits::{MAX_HALVINGS, MAX_NEWTON_ITERATIONS, MAX_STEPS};
+use crate::solver::{InitialGuess, Lagging, SolverSettings};
 
-/// The validated friction, barrier, time and Newton settings of a scene.
+/// The validated friction, barrier, time and Newton settings of a scene, 2D or 3D: the
+/// `[friction]`, `[barrier]`, `[time]` and `[newton]` sections in SI units.
 #[derive(Clone, Debug)]
-pub(super) struct SceneSettings {
+pub struct SceneSettings {
     /// The default friction coefficients.
     pub friction: Coefficients,
-    /// Per-pair coefficients (numbers in the friction table's numbering).
+    /// Per-pair coefficients (body or obstacle numbers, in the friction table's numbering).
     pub friction_pairs: Vec<(usize, usize, Coefficients)>,
-    /// The barrier.
-    pub barrier: BarrierParams,
-    /// The barrier's normal damping β_c, s (zero: none).
-    pub contact_damping: f64,
+    /// ε_v, m/s.
+    pub eps_v: f64,
+    /// Lagging of λ.
+    pub lagging: Lagging,
+    /// Implicit lagging's tolerance on λ's relative change.
+    pub lagging_tol: f64,
+    /// Implicit lagging's bound on re-solves a step.
+    pub max_lagging: usize,
     /// How friction holds a sticking contact (`friction.stick`, `friction.eps_d`; SPEC.md §9).
     pub stick: StickModel,
+    /// The barrier.
+    pub barrier: BarrierParams,
+    /// The barrier's normal damping β_c, s (zero: none; `contact::potentials::normal_damping`).
+    pub contact_damping: f64,
+    /// h, s.
+    pub h: f64,
+    /// Duration, s.
+    pub duration: f64,
+    /// Newton's tolerance, m/s.
+    pub tol: f64,
+    /// Newton's iteration bound.
+    pub max_iterations: usize,
+    /// Iterations every step takes before Newton may stop (`newton.min_iterations`).
+    pub min_iterations: usize,
+    /// The line search's halving bound.
+    pub max_halvings: usize,
+    /// The elastic terms' Hessian projection (springs and neo-Hookean).
+    pub projection: Projection,
+    /// The step filters' fraction.
+    pub filter_fraction: f64,
+    /// The stick-zone filter.
+    pub stick_filter: bool,
+    /// Where Newton starts a step.
+    pub initial_guess: InitialGuess,
+}
+
+impl SceneSettings {
+    /// The solver's settings.
+    pub fn solver_settings(&self) -> SolverSettings {
+        SolverSettings {
+            h: self.h,
+            tol: self.tol,
+            max_iterations: self.max_iterations,
+            min_iterations: self.min_iterations,
+            max_halvings: self.max_halvings,
+            filter_fraction: self.filter_fraction,
+            lagging: self.lagging,
+            lagging_tol: self.lagging_tol,
+            max_lagging: self.max_lagging,
+            initial_guess: self.initial_guess,
+        }
+    }
+
+    /// Number of time steps for `duration` seconds (the nearest whole step).
+    pub fn steps_for(&self, duration: f64) -> usize {
+        (duration / self.h).round().max(0.0) as usize
+    }
+
+    /// The contact stage of a scene of `bodies` bodies with these settings, before any pair
+    /// set is added: the barrier, the friction table (bodies numbered first), friction's
+    /// parameters, the normal damping and the stick model.
+    pub fn contact_stage<const D: usize>(&self, bodies: usize) -> ContactStage<D> {
+        let table = FrictionTable {
+            default: self.friction,
+            entries: self.friction_pairs.clone(),
+            bodies,
+        };
+        ContactStage::new(
+            self.barrier,
+            FrictionParams {
+                eps_v: self.eps_v,
+                projection: Projection::Clamp,
+                stick_filter: self.stick_filter,
+            },
+            table,
+        )
+        .with_normal_damping(self.contact_damping)
+        .with_stick(self.stick)
+    }
 }
 
 impl Validator<'_> {
@@ -168,13 +244,27 @@ impl Validator<'_> {
         Ok(SceneSettings {
             friction,
             friction_pairs,
+            eps_v: fr.eps_v,
+            lagging: fr.lagging,
+            lagging_tol: fr.lagging_tol,
+            max_lagging: fr.max_lagging,
+            stick,
             barrier: BarrierParams {
                 dhat: barrier.dhat,
                 kappa: barrier.kappa,
                 kind: barrier.kind,
             },
             contact_damping: barrier.damping,
-            stick,
+            h: time.h,
+            duration: time.duration,
+            tol: n.tol,
+            max_iterations: n.max_iterations,
+            min_iterations: n.min_iterations(),
+            max_halvings: n.max_halvings,
+            projection: n.projection,
+            filter_fraction: n.filter_fraction,
+            stick_filter: n.stick_filter,
+            initial_guess: n.initial_guess.unwrap_or(InitialGuess::Inertial),
         })
     }
 

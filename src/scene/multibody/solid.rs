@@ -19,17 +19,14 @@ use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
 use super::drivers::{DriverFields, DriverForce, DriverSpec, Face, face_nodes};
+use super::settings::SceneSettings;
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
 use super::triangle_obstacle::TriangleObstacle;
-use crate::contact::potentials::friction::StickModel;
-use crate::contact::{
-    BarrierParams, Coefficients, ContactStage, ContactSurface, EmbeddedVertices, FrictionParams,
-    FrictionTable, HalfSpace,
-};
+use crate::contact::{Coefficients, ContactSurface, EmbeddedVertices, HalfSpace};
+use crate::energy::Vec3;
 use crate::energy::gravity::GravityEnergy;
-use crate::energy::{Projection, Vec3};
 use crate::scene::bodies::Material;
 use crate::scene::bodies::affine::AffineBody;
 use crate::scene::bodies::cuboid::{cuboid, cuboid_size};
@@ -42,7 +39,7 @@ use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::limits::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 use crate::solver::driver::LinearMotion;
-use crate::solver::{InitialGuess, Lagging, SolverSettings, System, SystemBuilder};
+use crate::solver::{System, SystemBuilder};
 
 /// The least contact weight of a boundary node, as a fraction of its full share of the
 /// boundary's area, where its faces do not face the half-space
@@ -101,44 +98,8 @@ pub struct SolidScene {
     pub meshes: Vec<(String, TriangleObstacle)>,
     /// The drivers, in name order.
     pub drivers: Vec<DriverSpec<3>>,
-    /// The default friction coefficients.
-    pub friction: Coefficients,
-    /// Per-pair coefficients.
-    pub friction_pairs: Vec<(usize, usize, Coefficients)>,
-    /// ε_v, m/s.
-    pub eps_v: f64,
-    /// Lagging of λ.
-    pub lagging: Lagging,
-    /// Implicit lagging's tolerance.
-    pub lagging_tol: f64,
-    /// Implicit lagging's bound.
-    pub max_lagging: usize,
-    /// How friction holds a sticking contact (SPEC.md §9).
-    pub stick: StickModel,
-    /// The barrier.
-    pub barrier: BarrierParams,
-    /// The barrier's normal damping β_c, s (zero: none; `contact::potentials::normal_damping`).
-    pub contact_damping: f64,
-    /// h, s.
-    pub h: f64,
-    /// Duration, s.
-    pub duration: f64,
-    /// Newton's tolerance, m/s.
-    pub tol: f64,
-    /// Newton's iteration bound.
-    pub max_iterations: usize,
-    /// Iterations every step takes before Newton may stop (`newton.min_iterations`).
-    pub min_iterations: usize,
-    /// The line search's halving bound.
-    pub max_halvings: usize,
-    /// The elastic terms' Hessian projection.
-    pub projection: Projection,
-    /// The step filters' fraction.
-    pub filter_fraction: f64,
-    /// The stick-zone filter.
-    pub stick_filter: bool,
-    /// Where Newton starts a step.
-    pub initial_guess: InitialGuess,
+    /// The friction, barrier, time and Newton settings.
+    pub settings: SceneSettings,
 }
 
 impl SolidScene {
@@ -315,7 +276,6 @@ impl SolidScene {
         }
         let members: Vec<String> = names.iter().map(|n| n.to_string()).collect();
         v.solid_clearances(&bodies, &meshes, &members, settings.barrier.dhat)?;
-        let (fr, n) = (&f.friction, &f.newton);
         Ok(SolidScene {
             name: f.name.clone(),
             source: path.map(Path::to_path_buf),
@@ -325,47 +285,13 @@ impl SolidScene {
             obstacles,
             meshes,
             drivers,
-            friction: settings.friction,
-            friction_pairs: settings.friction_pairs,
-            eps_v: fr.eps_v,
-            lagging: fr.lagging,
-            lagging_tol: fr.lagging_tol,
-            max_lagging: fr.max_lagging,
-            stick: settings.stick,
-            barrier: settings.barrier,
-            contact_damping: settings.contact_damping,
-            h: f.time.h,
-            duration: f.time.duration,
-            tol: n.tol,
-            max_iterations: n.max_iterations,
-            min_iterations: n.min_iterations(),
-            max_halvings: n.max_halvings,
-            projection: n.projection,
-            filter_fraction: n.filter_fraction,
-            stick_filter: n.stick_filter,
-            initial_guess: n.initial_guess.unwrap_or(InitialGuess::Inertial),
+            settings,
         })
     }
 
     /// Number of time steps for `duration` seconds (the nearest whole step).
     pub fn steps_for(&self, duration: f64) -> usize {
-        (duration / self.h).round().max(0.0) as usize
-    }
-
-    /// The solver's settings of this scene.
-    pub fn solver_settings(&self) -> SolverSettings {
-        SolverSettings {
-            h: self.h,
-            tol: self.tol,
-            max_iterations: self.max_iterations,
-            min_iterations: self.min_iterations,
-            max_halvings: self.max_halvings,
-            filter_fraction: self.filter_fraction,
-            lagging: self.lagging,
-            lagging_tol: self.lagging_tol,
-            max_lagging: self.max_lagging,
-            initial_guess: self.initial_guess,
-        }
+        self.settings.steps_for(duration)
     }
 
     /// The system of this scene: the bodies' nodes (body by body; an affine body's four control
@@ -382,7 +308,7 @@ impl SolidScene {
     pub fn system_and_drivers(
         &self,
     ) -> (System<3>, Vec<std::ops::Range<usize>>, Vec<DriverForce<3>>) {
-        let mut builder = SystemBuilder::new(self.solver_settings());
+        let mut builder = SystemBuilder::new(self.settings.solver_settings());
         let mut surface = ContactSurface::default();
         let mut embedded = EmbeddedVertices::default();
         let ranges: Vec<_> = self
@@ -408,7 +334,7 @@ impl SolidScene {
                         b.velocity,
                         b.angular_velocity,
                         stiffness,
-                        self.projection,
+                        self.settings.projection,
                         k,
                         &mut embedded,
                     );
@@ -417,7 +343,7 @@ impl SolidScene {
                     &mut builder,
                     &b.velocities,
                     &b.material,
-                    self.projection,
+                    self.settings.projection,
                     k,
                     &mut surface,
                 );
@@ -426,7 +352,7 @@ impl SolidScene {
                         &mut builder,
                         range.start,
                         elasticity,
-                        self.projection,
+                        self.settings.projection,
                         b.damping,
                     );
                 }
@@ -457,21 +383,7 @@ impl SolidScene {
                 m.vertices.clone(),
             )));
         }
-        let mut stage = ContactStage::new(
-            self.barrier,
-            FrictionParams {
-                eps_v: self.eps_v,
-                projection: Projection::Clamp,
-                stick_filter: self.stick_filter,
-            },
-            FrictionTable {
-                default: self.friction,
-                entries: self.friction_pairs.clone(),
-                bodies: self.bodies.len(),
-            },
-        )
-        .with_normal_damping(self.contact_damping)
-        .with_stick(self.stick);
+        let mut stage = self.settings.contact_stage(self.bodies.len());
         let half_spaces: Vec<_> = self
             .obstacles
             .iter()
@@ -577,10 +489,11 @@ impl SolidScene {
 
     /// The coefficients between body `k` and member `other` (a body or obstacle number).
     pub fn coefficients(&self, k: usize, other: usize) -> Coefficients {
-        self.friction_pairs
+        self.settings
+            .friction_pairs
             .iter()
             .find(|(a, b, _)| (*a, *b) == (k, other) || (*b, *a) == (k, other))
-            .map_or(self.friction, |(_, _, c)| *c)
+            .map_or(self.settings.friction, |(_, _, c)| *c)
     }
 }
 

@@ -7,11 +7,10 @@ use std::ops::Range;
 use super::MultibodyScene;
 pub use super::drivers::DriverForce;
 use super::geometry::geometry;
-use crate::contact::{ContactStage, ContactSurface, FrictionParams, FrictionTable};
-use crate::energy::Projection;
+use crate::contact::ContactSurface;
 use crate::energy::gravity::GravityEnergy;
 use crate::solver::driver::LinearMotion;
-use crate::solver::{SolverSettings, System, SystemBuilder};
+use crate::solver::{System, SystemBuilder};
 
 /// Where a scene's pieces are in its system: what the runner needs to report them.
 #[derive(Clone, Debug)]
@@ -25,25 +24,9 @@ pub struct SceneLayout {
 }
 
 impl MultibodyScene {
-    /// The solver's settings of this scene.
-    pub fn solver_settings(&self) -> SolverSettings {
-        SolverSettings {
-            h: self.h,
-            tol: self.tol,
-            max_iterations: self.max_iterations,
-            min_iterations: self.min_iterations,
-            max_halvings: self.max_halvings,
-            filter_fraction: self.filter_fraction,
-            lagging: self.lagging,
-            lagging_tol: self.lagging_tol,
-            max_lagging: self.max_lagging,
-            initial_guess: self.initial_guess,
-        }
-    }
-
     /// The system of this scene and where its pieces are.
     pub fn system(&self) -> (System<2>, SceneLayout) {
-        let mut builder = SystemBuilder::new(self.solver_settings());
+        let mut builder = SystemBuilder::new(self.settings.solver_settings());
         let mut surface = ContactSurface::default();
         let mut ranges = Vec::new();
         for (k, b) in self.bodies.iter().enumerate() {
@@ -51,7 +34,7 @@ impl MultibodyScene {
                 &mut builder,
                 b.velocity,
                 &b.material,
-                self.projection,
+                self.settings.projection,
                 k,
                 &mut surface,
             ));
@@ -66,22 +49,7 @@ impl MultibodyScene {
                 d.add_to(&mut builder, first, &self.bodies[d.body].mesh.x0)
             })
             .collect();
-        let table = FrictionTable {
-            default: self.friction,
-            entries: self.friction_pairs.clone(),
-            bodies: self.bodies.len(),
-        };
-        let mut stage = ContactStage::new(
-            self.barrier,
-            FrictionParams {
-                eps_v: self.eps_v,
-                projection: Projection::Clamp,
-                stick_filter: self.stick_filter,
-            },
-            table,
-        )
-        .with_normal_damping(self.contact_damping)
-        .with_stick(self.stick);
+        let mut stage = self.settings.contact_stage(self.bodies.len());
         let half_spaces: Vec<_> = self
             .obstacles
             .iter()
