@@ -30,7 +30,7 @@ pub use drivers::{DriverKind, DriverSpec};
 pub use schema::SceneFile;
 pub use settings::SceneSettings;
 
-use drivers::{DriverFields, Face, face_nodes};
+use drivers::{Face, face_nodes};
 
 use crate::contact::HalfSpace;
 use crate::energy::Vec2;
@@ -254,20 +254,11 @@ impl MultibodyScene {
         let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
         let mut drivers = Vec::new();
         for (name, d) in &f.drivers {
-            let fields = DriverFields {
-                kind: &d.kind,
-                body: &d.body,
-                nodes: &d.nodes,
-                stiffness: d.stiffness,
-                rest_length: d.rest_length,
-                anchor: d.anchor,
-                anchor_velocity: d.anchor_velocity,
-                velocity: d.velocity,
-                force: d.force,
-            };
-            drivers.push(v.driver(name, &fields, &body_names, &NODE_SETS, |b, set| {
-                node_set(&bodies[b].local, set)
-            })?);
+            drivers.push(
+                v.driver(name, &d.fields(), &body_names, &NODE_SETS, |b, set| {
+                    node_set(&bodies[b].local, set)
+                })?,
+            );
         }
         v.one_motion_per_node(&drivers)?;
         let settings = v.scene_settings(

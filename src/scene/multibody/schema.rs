@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::contact::BarrierKind;
 use crate::scene::case_file::{
@@ -124,18 +124,53 @@ pub struct ObstacleSection {
     pub contact_area: Option<f64>,
 }
 
+/// Deserialises an array of exactly `N` numbers, a vector of a scene of dimension `N` (serde's
+/// `[f64; N]` would take the first `N` of a longer array; a vector of the other dimension's
+/// length is refused, naming its key).
+pub(crate) fn exactly_n<'de, De: Deserializer<'de>, const N: usize>(
+    d: De,
+) -> Result<[f64; N], De::Error> {
+    let v = Vec::<f64>::deserialize(d)?;
+    <[f64; N]>::try_from(v.as_slice()).map_err(|_| {
+        let expected = if N == 3 {
+            "an array of exactly 3 numbers, [x, y, z] (the scene declares dimension = 3)"
+        } else {
+            "an array of exactly 2 numbers, [x, y]"
+        };
+        serde::de::Error::invalid_length(v.len(), &expected)
+    })
+}
+
+/// [`exactly_n`] for an optional key (called only when the key is present).
+pub(crate) fn exactly_n_opt<'de, De: Deserializer<'de>, const N: usize>(
+    d: De,
+) -> Result<Option<[f64; N]>, De::Error> {
+    exactly_n::<De, N>(d).map(Some)
+}
+
+/// Serialises an optional vector of `N` numbers as an array (serde's own impls of `[f64; N]`
+/// are for literal lengths only).
+fn vector_n_opt<S: Serializer, const N: usize>(
+    x: &Option<[f64; N]>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    x.as_ref().map(|x| x.as_slice()).serialize(s)
+}
+
 /// `[drivers.NAME]`: a spring from a body's node set to an anchor, a prescribed motion of a node
-/// set, or a constant force on a body.
+/// set, or a constant force on a body; its vectors have `D` components, the scene's dimension.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct DriverSection {
+pub struct DriverSection<const D: usize = 2> {
     /// `"spring"`, `"move"` or `"force"`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The body it acts on.
     pub body: String,
-    /// The body's node set: `"all"` (the default), `"left"`, `"right"`, `"bottom"` or `"top"`
-    /// (the nodes on that side of the body at rest, in the body's own frame).
+    /// The body's node set: `"all"` (the default), or the nodes on one side of the body's
+    /// bounding box at rest, in the body's own frame: `"left"` / `"right"` (local −x / +x),
+    /// `"bottom"` / `"top"` (in 2D −y / +y, in 3D −z / +z) and in 3D `"front"` / `"back"`
+    /// (−y / +y).
     #[serde(default = "default_nodes")]
     pub nodes: String,
     /// Spring stiffness, N/m.
@@ -147,31 +182,52 @@ pub struct DriverSection {
     /// The spring's anchor at t = 0, m.
     #[serde(
         default,
-        deserialize_with = "exactly_two_opt",
+        deserialize_with = "exactly_n_opt::<_, D>",
+        serialize_with = "vector_n_opt::<_, D>",
         skip_serializing_if = "Option::is_none"
     )]
-    pub anchor: Option<[f64; 2]>,
+    pub anchor: Option<[f64; D]>,
     /// The anchor's velocity, m/s (default 0: a fixed anchor).
     #[serde(
         default,
-        deserialize_with = "exactly_two_opt",
+        deserialize_with = "exactly_n_opt::<_, D>",
+        serialize_with = "vector_n_opt::<_, D>",
         skip_serializing_if = "Option::is_none"
     )]
-    pub anchor_velocity: Option<[f64; 2]>,
+    pub anchor_velocity: Option<[f64; D]>,
     /// The velocity a `"move"` driver moves its nodes at, m/s.
     #[serde(
         default,
-        deserialize_with = "exactly_two_opt",
+        deserialize_with = "exactly_n_opt::<_, D>",
+        serialize_with = "vector_n_opt::<_, D>",
         skip_serializing_if = "Option::is_none"
     )]
-    pub velocity: Option<[f64; 2]>,
+    pub velocity: Option<[f64; D]>,
     /// The total force of a `"force"` driver, N.
     #[serde(
         default,
-        deserialize_with = "exactly_two_opt",
+        deserialize_with = "exactly_n_opt::<_, D>",
+        serialize_with = "vector_n_opt::<_, D>",
         skip_serializing_if = "Option::is_none"
     )]
-    pub force: Option<[f64; 2]>,
+    pub force: Option<[f64; D]>,
+}
+
+impl<const D: usize> DriverSection<D> {
+    /// Its keys as the driver's rules read them ([`super::drivers`]).
+    pub(crate) fn fields(&self) -> super::drivers::DriverFields<'_, D> {
+        super::drivers::DriverFields {
+            kind: &self.kind,
+            body: &self.body,
+            nodes: &self.nodes,
+            stiffness: self.stiffness,
+            rest_length: self.rest_length,
+            anchor: self.anchor,
+            anchor_velocity: self.anchor_velocity,
+            velocity: self.velocity,
+            force: self.force,
+        }
+    }
 }
 
 fn default_nodes() -> String {

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
-use super::drivers::{DriverFields, DriverForce, DriverSpec, Face, face_nodes};
+use super::drivers::{DriverForce, DriverSpec, Face, face_nodes};
 use super::settings::SceneSettings;
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
@@ -174,22 +174,13 @@ impl SolidScene {
         let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
         let mut drivers = Vec::new();
         for (name, d) in &f.drivers {
-            let fields = DriverFields {
-                kind: &d.kind,
-                body: &d.body,
-                nodes: &d.nodes,
-                stiffness: d.stiffness,
-                rest_length: d.rest_length,
-                anchor: d.anchor,
-                anchor_velocity: d.anchor_velocity,
-                velocity: d.velocity,
-                force: d.force,
-            };
-            drivers.push(
-                v.driver(name, &fields, &body_names, &SOLID_NODE_SETS, |b, set| {
-                    solid_node_set(&bodies[b].local, set)
-                })?,
-            );
+            drivers.push(v.driver(
+                name,
+                &d.fields(),
+                &body_names,
+                &SOLID_NODE_SETS,
+                |b, set| solid_node_set(&bodies[b].local, set),
+            )?);
         }
         v.one_motion_per_node(&drivers)?;
         let nodes = built;

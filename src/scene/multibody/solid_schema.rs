@@ -5,29 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
-use super::schema::{BarrierSection, FrictionSection};
+use super::schema::{BarrierSection, DriverSection, FrictionSection, exactly_n, exactly_n_opt};
 use crate::scene::case_file::{NewtonSection, TimeSection};
-
-/// Deserialises an array of exactly three numbers (serde's `[f64; 3]` would take the first three
-/// of a longer array, and a 2D vector must be refused, naming its key).
-pub(crate) fn exactly_three<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
-    let v = Vec::<f64>::deserialize(d)?;
-    <[f64; 3]>::try_from(v.as_slice()).map_err(|_| {
-        serde::de::Error::invalid_length(
-            v.len(),
-            &"an array of exactly 3 numbers, [x, y, z] (the scene declares dimension = 3)",
-        )
-    })
-}
-
-/// [`exactly_three`] for an optional key (called only when the key is present).
-pub(crate) fn exactly_three_opt<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<[f64; 3]>, D::Error> {
-    exactly_three(d).map(Some)
-}
 
 /// `[bodies.NAME]` of a 3D scene: a tetrahedral body, its placement and material.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -74,7 +55,7 @@ pub struct SolidBodySection {
     /// An ellipsoid's semi-axes along its local x, y, z, m.
     #[serde(
         default,
-        deserialize_with = "exactly_three_opt",
+        deserialize_with = "exactly_n_opt::<_, 3>",
         skip_serializing_if = "Option::is_none"
     )]
     pub semi_axes: Option<[f64; 3]>,
@@ -83,20 +64,20 @@ pub struct SolidBodySection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cells: Option<usize>,
     /// Centre (mass-weighted centroid) at t = 0, m.
-    #[serde(deserialize_with = "exactly_three")]
+    #[serde(deserialize_with = "exactly_n::<_, 3>")]
     pub centre: [f64; 3],
     /// The body's rotation about its centre at t = 0: a rotation vector (axis × angle),
     /// degrees (default none).
     #[serde(
         default,
-        deserialize_with = "exactly_three_opt",
+        deserialize_with = "exactly_n_opt::<_, 3>",
         skip_serializing_if = "Option::is_none"
     )]
     pub rotation_deg: Option<[f64; 3]>,
     /// The centre's initial velocity, m/s (default 0).
     #[serde(
         default,
-        deserialize_with = "exactly_three_opt",
+        deserialize_with = "exactly_n_opt::<_, 3>",
         skip_serializing_if = "Option::is_none"
     )]
     pub velocity: Option<[f64; 3]>,
@@ -104,7 +85,7 @@ pub struct SolidBodySection {
     /// v + ω × (xᵢ − c), a rigid motion.
     #[serde(
         default,
-        deserialize_with = "exactly_three_opt",
+        deserialize_with = "exactly_n_opt::<_, 3>",
         skip_serializing_if = "Option::is_none"
     )]
     pub angular_velocity: Option<[f64; 3]>,
@@ -159,7 +140,7 @@ pub struct SolidObstacleSection {
     /// Outward normal (normalised on load).
     #[serde(
         default,
-        deserialize_with = "exactly_three_opt",
+        deserialize_with = "exactly_n_opt::<_, 3>",
         skip_serializing_if = "Option::is_none"
     )]
     pub normal: Option<[f64; 3]>,
@@ -170,14 +151,14 @@ pub struct SolidObstacleSection {
     /// A point on the surface, m.
     #[serde(
         default,
-        deserialize_with = "exactly_three_opt",
+        deserialize_with = "exactly_n_opt::<_, 3>",
         skip_serializing_if = "Option::is_none"
     )]
     pub point: Option<[f64; 3]>,
     /// The surface's velocity along itself (a belt), m/s (default 0).
     #[serde(
         default,
-        deserialize_with = "exactly_three_opt",
+        deserialize_with = "exactly_n_opt::<_, 3>",
         skip_serializing_if = "Option::is_none"
     )]
     pub velocity: Option<[f64; 3]>,
@@ -188,7 +169,7 @@ pub struct SolidObstacleSection {
 #[serde(deny_unknown_fields)]
 pub struct SolidGravitySection {
     /// Gravitational acceleration, m/s².
-    #[serde(deserialize_with = "exactly_three")]
+    #[serde(deserialize_with = "exactly_n::<_, 3>")]
     pub acceleration: [f64; 3],
 }
 
@@ -211,7 +192,7 @@ pub struct SolidSceneFile {
     pub obstacles: BTreeMap<String, SolidObstacleSection>,
     /// The drivers, by name.
     #[serde(default)]
-    pub drivers: BTreeMap<String, SolidDriverSection>,
+    pub drivers: BTreeMap<String, DriverSection<3>>,
     /// Friction.
     pub friction: FrictionSection,
     /// The barrier.
@@ -220,59 +201,4 @@ pub struct SolidSceneFile {
     pub time: TimeSection,
     /// Newton.
     pub newton: NewtonSection,
-}
-
-/// `[drivers.NAME]` of a 3D scene: as a 2D scene's ([`super::schema::DriverSection`]), its
-/// vectors of three components.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SolidDriverSection {
-    /// `"spring"`, `"move"` or `"force"`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The body it acts on.
-    pub body: String,
-    /// The body's node set: `"all"` (the default), or the nodes on one face of its bounding
-    /// box at rest in its own frame: `"left"` / `"right"` (local −x / +x), `"front"` /
-    /// `"back"` (−y / +y), `"bottom"` / `"top"` (−z / +z).
-    #[serde(default = "default_nodes")]
-    pub nodes: String,
-    /// Spring stiffness, N/m.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stiffness: Option<f64>,
-    /// Spring rest length, m (default 0: a zero-length spring).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rest_length: Option<f64>,
-    /// The spring's anchor at t = 0, m.
-    #[serde(
-        default,
-        deserialize_with = "exactly_three_opt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub anchor: Option<[f64; 3]>,
-    /// The anchor's velocity, m/s (default 0: a fixed anchor).
-    #[serde(
-        default,
-        deserialize_with = "exactly_three_opt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub anchor_velocity: Option<[f64; 3]>,
-    /// The velocity a `"move"` driver moves its nodes at, m/s.
-    #[serde(
-        default,
-        deserialize_with = "exactly_three_opt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub velocity: Option<[f64; 3]>,
-    /// The total force of a `"force"` driver, N.
-    #[serde(
-        default,
-        deserialize_with = "exactly_three_opt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub force: Option<[f64; 3]>,
-}
-
-fn default_nodes() -> String {
-    "all".into()
 }
