@@ -30,6 +30,7 @@
 //! `docs/architecture.md` draws the flow and says where new code goes.
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod api;
 pub mod app;
 pub mod console;
