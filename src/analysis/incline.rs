@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::{Analysis, least_squares_slope};
+use super::{Analysis, least_squares_slope, lone_body};
 use crate::run::multibody::solid::SolidRunner;
 
 /// A body on an incline, measured (over the run's second half) or in closed form (SPEC.md §6).
@@ -44,14 +44,7 @@ impl Analysis<SolidRunner> for BodyOnIncline {
     type ClosedForm = Incline;
 
     fn detect(run: &SolidRunner) -> Option<Self> {
-        if run.driven() {
-            return None;
-        }
-        if run.scene.bodies.len() != 1 {
-            return None;
-        }
-        let b = &run.scene.bodies[0];
-        let footing = run.footing[0]?;
+        let (b, footing) = lone_body(run)?;
         let fall = footing.fall_line?;
         let across = b.velocity - fall * b.velocity.dot(&fall);
         if across.norm() > 1e-12 || b.angular_velocity.norm() > 0.0 {

@@ -25,7 +25,9 @@ pub mod stick_slip_cycle;
 pub mod summary;
 
 #[cfg(doc)]
-use crate::run::multibody::{SceneRunner, solid::SolidRunner};
+use crate::run::multibody::SceneRunner;
+use crate::run::multibody::solid::{Footing, SolidRunner};
+use crate::scene::multibody::solid_body::SolidBodySpec;
 
 /// One experiment on a run of type `Run` (a [`SceneRunner`] or a [`SolidRunner`]): what the
 /// scene holds that makes it this experiment, its answer measured from the run's records, and
@@ -59,4 +61,14 @@ pub fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
     let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
     let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     if sxx > 0.0 { sxy / sxx } else { 0.0 }
+}
+
+/// The one body of an undriven 3D scene and how it sits on its support at t = 0, if the scene
+/// has one body, no driver, and a footing for it: where the lone-body closed forms (the
+/// incline's, slide-or-tip's, the puck's) can apply.
+pub fn lone_body(run: &SolidRunner) -> Option<(&SolidBodySpec, Footing)> {
+    if run.driven() || run.scene.bodies.len() != 1 {
+        return None;
+    }
+    Some((&run.scene.bodies[0], run.footing[0]?))
 }

@@ -21,7 +21,7 @@
 
 use serde::Serialize;
 
-use super::Analysis;
+use super::{Analysis, lone_body};
 use crate::contact::Coefficients;
 use crate::energy::{Vec2, Vec3, Vector};
 use crate::run::multibody::SceneRunner;
@@ -227,21 +227,14 @@ impl Analysis<SolidRunner> for CuboidOnIncline {
     type ClosedForm = SlideOrTipAnalytic;
 
     fn detect(run: &SolidRunner) -> Option<Self> {
-        if run.driven() {
-            return None;
-        }
         let sc = &run.scene;
-        if sc.bodies.len() != 1 {
-            return None;
-        }
-        let b = &sc.bodies[0];
+        let (b, footing) = lone_body(run)?;
         if !matches!(b.shape, SolidShape::Cuboid { .. })
             || b.velocity.norm() > 0.0
             || b.angular_velocity.norm() > 0.0
         {
             return None;
         }
-        let footing = run.footing[0]?;
         let fall: Vec3 = footing.fall_line?;
         let h = &sc.obstacles[footing.half_space?].1;
         if h.velocity.norm() > 0.0 {

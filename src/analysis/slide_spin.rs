@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::Analysis;
+use super::{Analysis, lone_body};
 use crate::contact::HalfSpace;
 use crate::run::multibody::solid::{SolidRow, SolidRunner};
 use crate::scene::multibody::solid_body::SolidShape;
@@ -77,17 +77,10 @@ impl Analysis<SolidRunner> for Puck {
     type ClosedForm = SlideSpin;
 
     fn detect(run: &SolidRunner) -> Option<Self> {
-        if run.driven() {
-            return None;
-        }
-        if run.scene.bodies.len() != 1 {
-            return None;
-        }
-        let b = &run.scene.bodies[0];
+        let (b, footing) = lone_body(run)?;
         let SolidShape::Cylinder { radius, .. } = b.shape else {
             return None;
         };
-        let footing = run.footing[0]?;
         if footing.fall_line.is_some() {
             return None;
         }

@@ -13,6 +13,7 @@ use super::slide_or_tip::{Outcome, SlideOrTip, SlideOrTipAnalytic};
 use super::slide_spin::{Puck, SlideSpin};
 use super::stacked_blocks::StackAccelerations;
 use crate::cross_check::CrossCheckReport;
+use crate::cross_check::post_pass::PostPass;
 use crate::run::multibody::DriverSummary;
 use crate::run::multibody::solid::SolidRunner;
 use crate::run::runner::{ExactStick, SolverTotals};
@@ -212,9 +213,9 @@ impl SolidRunner {
             stack,
             stack_analytic,
             solver: self.totals,
-            cross_check: self.cross_check_report(),
-            post_pass_seconds: self.post_pass_seconds(),
-            wall_seconds: self.wall_seconds(),
+            cross_check: self.check.as_ref().map(PostPass::report),
+            post_pass_seconds: self.check.as_ref().map_or(0.0, PostPass::seconds),
+            wall_seconds: self.started.elapsed().as_secs_f64(),
         }
     }
 }

@@ -11,6 +11,7 @@ use super::slide_or_tip::{BoxOnIncline, SlideOrTip, SlideOrTipAnalytic};
 use super::stacked_blocks::{StackAccelerations, StackMembers};
 use super::stick_slip_cycle::{BeltOscillator, MeasuredCycle, StickSlipCycle};
 use crate::cross_check::CrossCheckReport;
+use crate::cross_check::post_pass::PostPass;
 use crate::run::multibody::{BodySummary, DriverSummary, SceneRunner};
 use crate::run::physical::Physicality;
 use crate::run::runner::{ExactStick, SolverTotals};
@@ -140,9 +141,9 @@ impl SceneRunner {
             slide_or_tip,
             slide_or_tip_analytic,
             solver: self.totals,
-            cross_check: self.cross_check_report(),
-            post_pass_seconds: self.post_pass_seconds(),
-            wall_seconds: self.wall_seconds(),
+            cross_check: self.check.as_ref().map(PostPass::report),
+            post_pass_seconds: self.check.as_ref().map_or(0.0, PostPass::seconds),
+            wall_seconds: self.started.elapsed().as_secs_f64(),
         }
     }
 }

@@ -17,8 +17,8 @@ pub use contact_state::ContactState;
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
+use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
-use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::{Vec2, Vector};
 use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
@@ -220,7 +220,8 @@ pub struct SceneRunner {
     pub totals: SolverTotals,
     steps: usize,
     angle0: Vec<f64>,
-    started: Instant,
+    /// When the runner was made (the summary's wall time).
+    pub(crate) started: Instant,
     contacts: Vec<ContactPoint<2>>,
     pairs: Vec<PairDistance<2>>,
     /// Every contact pair within d̂ at every step, once [`SceneRunner::record_contacts`] was
@@ -228,7 +229,7 @@ pub struct SceneRunner {
     pub contact_rows: Vec<ContactRow>,
     recording: bool,
     /// The impulse-law cross-check, if on.
-    check: Option<PostPass<2>>,
+    pub(crate) check: Option<PostPass<2>>,
     /// What every body did, for [`SceneRunner::physicality`].
     watch: Vec<BodyWatch>,
 }
@@ -579,21 +580,6 @@ impl SceneRunner {
             .expect("a scene has a contact stage")
             .friction_table()
             .get(k, support.member)
-    }
-
-    /// The impulse-law cross-check's report over the records handed to it (none when off).
-    pub fn cross_check_report(&self) -> Option<CrossCheckReport> {
-        self.check.as_ref().map(PostPass::report)
-    }
-
-    /// Wall time of the cross-check's post-pass so far, s (0 when off).
-    pub fn post_pass_seconds(&self) -> f64 {
-        self.check.as_ref().map_or(0.0, PostPass::seconds)
-    }
-
-    /// Wall time since the runner was made, s.
-    pub fn wall_seconds(&self) -> f64 {
-        self.started.elapsed().as_secs_f64()
     }
 }
 

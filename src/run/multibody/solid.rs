@@ -12,8 +12,8 @@ use nalgebra::Matrix3;
 
 use super::{ContactRow, SceneRunError, push_contact_rows, support};
 use crate::contact::{ContactPoint, PairDistance};
+use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
-use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::Vec3;
 use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::RECORD_CHUNK_STEPS;
@@ -95,11 +95,12 @@ pub struct SolidRunner {
     pub footing: Vec<Option<Footing>>,
     axis0: Vec<Vec3>,
     centre0: Vec<Vec3>,
-    started: Instant,
+    /// When the runner was made (the summary's wall time).
+    pub(crate) started: Instant,
     contacts: Vec<ContactPoint<3>>,
     pairs: Vec<PairDistance<3>>,
     /// The impulse-law cross-check of every contact, if on ([`SolidRunner::set_cross_check`]).
-    check: Option<PostPass<3>>,
+    pub(crate) check: Option<PostPass<3>>,
     /// Every step's contact pairs within d̂ once [`SolidRunner::record_contacts`] was called.
     pub contact_rows: Vec<ContactRow<3>>,
     recording: bool,
@@ -533,21 +534,6 @@ impl SolidRunner {
         let footing = self.footing[k]?;
         let h = &self.scene.obstacles[footing.half_space?].1;
         (h.velocity.norm() == 0.0).then_some((footing.member, h.normal))
-    }
-
-    /// The impulse-law cross-check's report over the records handed to it (none when off).
-    pub fn cross_check_report(&self) -> Option<CrossCheckReport> {
-        self.check.as_ref().map(PostPass::report)
-    }
-
-    /// Wall time of the cross-check's post-pass so far, s (0 when off).
-    pub fn post_pass_seconds(&self) -> f64 {
-        self.check.as_ref().map_or(0.0, PostPass::seconds)
-    }
-
-    /// Wall time since the runner was made, s.
-    pub fn wall_seconds(&self) -> f64 {
-        self.started.elapsed().as_secs_f64()
     }
 }
 
