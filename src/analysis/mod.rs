@@ -2,11 +2,13 @@
 //! behind the one trait [`Analysis`]: it detects itself from the scene (and the run's supports),
 //! measures its answer from the run's records, and gives SPEC.md's closed form beside it. The
 //! runners (`crate::run::multibody`) only step and record; [`summary`] and [`solid_summary`]
-//! gather every analysis a run has into its `summary.json`, which the table, the sweep columns
-//! and the plots read.
+//! gather every analysis a run has into its `summary.json`, which the table and the sweep's
+//! columns read; the plots and the viewer call the runner method each analysis adds
+//! (`SceneRunner::stick_slip`, `SolidRunner::incline`, …).
 //!
 //! A new experiment is one file here implementing [`Analysis`] for the runner it reads
-//! ([`SceneRunner`] in 2D, [`SolidRunner`] in 3D) and one line in the summary that gathers it.
+//! ([`SceneRunner`] in 2D, [`SolidRunner`] in 3D), and in the summary that gathers it its two
+//! fields (measured, `_analytic`) and one line calling [`Analysis::analyse`].
 //!
 //! 2D ([`SceneRunner`]): [`stick_slip_cycle`] (the belt oscillator), [`breakaway`] (a block
 //! pulled off by a spring), [`stacked_blocks`] (a pulled block carrying another),
