@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
+use crate::analysis::slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 use crate::console::{BadOption, check_overrides, check_positive, one_line};
 use crate::cross_check::backend::BackendError;
 use crate::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend, SharedBackend};
@@ -25,7 +26,6 @@ use crate::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::rigid::case::RigidScene;
 use crate::run::multibody::SceneRunError;
-use crate::run::multibody::slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 use crate::run::multibody::stepped::{SceneSteps, run_to_end};
 use crate::run::runner::{self, RunOptions};
 use crate::scene::limits::MAX_STEPS;
@@ -255,7 +255,8 @@ fn evaluate_scene(sweep: &Sweep, cell: &Cell) -> Result<SceneCellResult, String>
     if sweep.dimension == 3 {
         return evaluate_solid_scene(sweep, cell);
     }
-    use crate::run::multibody::{SceneRunner, StickSlipCycle};
+    use crate::analysis::stick_slip_cycle::StickSlipCycle;
+    use crate::run::multibody::SceneRunner;
     let scene = sweep.multibody(cell).map_err(|e| e.to_string())?;
     let mut runner = SceneRunner::new(scene, None).map_err(|e| e.to_string())?;
     let eps_v = runner.scene.settings.eps_v;

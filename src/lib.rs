@@ -12,6 +12,8 @@
 //!   event location and three impact models.
 //! * [`run`]: a slope case's run (the runner: trajectory, totals, contact records) and its
 //!   verdict.
+//! * [`analysis`]: the experiments of SPEC.md §6/§8 read off a scene's run (one file each behind
+//!   one trait: detect, measure, closed form) and the scenes' `summary.json`.
 //! * [`view`]: `stickslip view`, the simulation in a window; each scene paints itself behind one
 //!   trait.
 //! * [`graphics`]: the colours, the font and the one PNG writer of the figures and the viewer.
@@ -30,6 +32,7 @@
 //! `docs/architecture.md` draws the flow and says where new code goes.
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod api;
 pub mod app;
 pub mod console;

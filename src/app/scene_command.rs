@@ -6,13 +6,14 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::analysis::summary::SceneSummary;
 use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy, io};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
 use crate::number_format::Short;
 use crate::run::multibody::stepped::run_to_end;
 use crate::run::multibody::{
-    ContactRow, ContactState, DriverSummary, SceneRunError, SceneRunner, SceneSummary,
-    trajectory_header, trajectory_values,
+    ContactRow, ContactState, DriverSummary, SceneRunError, SceneRunner, trajectory_header,
+    trajectory_values,
 };
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::{CaseError, Override};
@@ -349,8 +350,8 @@ pub(crate) fn cross_check_lines(
 /// The breakaway line of a run's table (2D and 3D): the measured force and time beside
 /// SPEC.md §8's μ_s N.
 pub(crate) fn breakaway_lines(
-    measured: Option<&crate::run::multibody::Breakaway>,
-    a: &crate::run::multibody::Breakaway,
+    measured: Option<&crate::analysis::breakaway::Breakaway>,
+    a: &crate::analysis::breakaway::Breakaway,
 ) -> String {
     let meas = measured.map_or("never".to_string(), |b| {
         format!(
@@ -373,8 +374,8 @@ pub(crate) fn breakaway_lines(
 /// upper slips, measured beside the closed form; `labels` name the lower body's row, the upper
 /// body's and the row of whether the upper slips on the lower.
 pub(crate) fn stack_lines(
-    m: &crate::run::multibody::StackAccelerations,
-    a: &crate::run::multibody::StackAccelerations,
+    m: &crate::analysis::stacked_blocks::StackAccelerations,
+    a: &crate::analysis::stacked_blocks::StackAccelerations,
     labels: [&str; 3],
 ) -> String {
     let [lower, upper, relation] = labels;
@@ -405,8 +406,8 @@ pub(crate) fn stack_lines(
 /// The slide-or-tip lines of a run's table (2D and 3D): the outcome beside the closed form's,
 /// and what the measured rule read.
 pub fn slide_or_tip_lines(
-    m: &crate::run::multibody::slide_or_tip::SlideOrTip,
-    a: &crate::run::multibody::slide_or_tip::SlideOrTipAnalytic,
+    m: &crate::analysis::slide_or_tip::SlideOrTip,
+    a: &crate::analysis::slide_or_tip::SlideOrTipAnalytic,
 ) -> String {
     format!(
         "\nslide or tip (SPEC.md §8): {}; analytic {} (tan theta = {:.4}, mu_s = {}, mu_k = {}, w/b = {:.4}: stay if tan theta <= min(mu_s, w/b), else slide if mu_k < w/b, else tip)\n  measured: largest rotation {:.3} deg (tip above {} deg), displacement along the surface {:.4} m (slide above {} w = {:.4} m)\n",
@@ -417,10 +418,10 @@ pub fn slide_or_tip_lines(
         Short(a.mu_kinetic),
         a.w_over_b,
         m.max_rotation_deg,
-        crate::run::multibody::slide_or_tip::TIP_ROTATION_DEG,
+        crate::analysis::slide_or_tip::TIP_ROTATION_DEG,
         m.displacement_m,
-        crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH,
-        crate::run::multibody::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH * a.width_m,
+        crate::analysis::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH,
+        crate::analysis::slide_or_tip::SLIDE_DISPLACEMENT_OVER_WIDTH * a.width_m,
     )
 }
 

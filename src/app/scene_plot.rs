@@ -18,13 +18,14 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
+use crate::analysis::stacked_blocks::StackMembers;
 use crate::app::output::{OutputFile, StageError, StagedDir, WrittenBy};
 use crate::app::plot::{CURVE_WIDTH, PlotArgs, PlotError, plotters_font};
 use crate::console::{BadOption, Progress, emit};
 use crate::energy::Vec2;
 use crate::graphics::{CASE_COLOURS, Rgb, case_colour};
 use crate::number_format::Sig;
-use crate::run::multibody::{SLIP_SPEED_OVER_EPS_V, SceneRunner, StackMembers};
+use crate::run::multibody::{SLIP_SPEED_OVER_EPS_V, SceneRunner};
 use crate::scene::multibody::MultibodyScene;
 
 /// The grey of a closed-form line.
@@ -158,7 +159,7 @@ pub fn panels(runner: &SceneRunner) -> Vec<Panel> {
 fn stack_panels(
     runner: &SceneRunner,
     m: &StackMembers,
-    closed: &crate::run::multibody::StackAccelerations,
+    closed: &crate::analysis::stacked_blocks::StackAccelerations,
     t_end: f64,
 ) -> Vec<Panel> {
     let names = |k: usize| runner.scene.bodies[k].name.clone();
@@ -179,7 +180,7 @@ pub(crate) fn breakaway_panels(
     body: &str,
     force: Vec<(f64, f64)>,
     velocity: Vec<(f64, f64)>,
-    closed: &crate::run::multibody::Breakaway,
+    closed: &crate::analysis::breakaway::Breakaway,
     t_end: f64,
 ) -> Vec<Panel> {
     let top = force.iter().map(|p| p.1).fold(closed.force_n, f64::max);
@@ -219,7 +220,7 @@ pub(crate) fn stacked_panels(
     names: [&str; 2],
     lower: Vec<(f64, f64)>,
     upper: Vec<(f64, f64)>,
-    closed: &crate::run::multibody::StackAccelerations,
+    closed: &crate::analysis::stacked_blocks::StackAccelerations,
     eps_v: f64,
     t_end: f64,
 ) -> Vec<Panel> {
@@ -260,7 +261,7 @@ pub(crate) fn stacked_panels(
 
 /// The closed-form velocities a·t of two stacked blocks: one line when they move together.
 fn accelerations(
-    closed: &crate::run::multibody::StackAccelerations,
+    closed: &crate::analysis::stacked_blocks::StackAccelerations,
     lower: &str,
     upper: &str,
     t_end: f64,

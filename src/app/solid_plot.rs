@@ -2,7 +2,7 @@
 //! it as `stickslip run` does and draws what its closed form is about, dashed over the
 //! measurement (docs/scenes.md, "Figures of 3D scenes"):
 //!
-//! * a body pulled by a spring over a fixed half-space (`run::multibody::solid_driven`): the
+//! * a body pulled by a spring over a fixed half-space (`analysis::breakaway`): the
 //!   spring's force along the ground with μ_s N and the breakaway time, and the body's velocity
 //!   along it (as the 2D figure);
 //! * two stacked bodies, the lower pulled by a force: both velocities along the force with
@@ -25,6 +25,8 @@
 
 use std::path::Path;
 
+use crate::analysis::slide_or_tip::TIP_ROTATION_DEG;
+use crate::analysis::slide_spin::SPIN_SLIDE_RATIO;
 use crate::app::plot::{PlotArgs, PlotError};
 use crate::app::scene_plot::{
     Curve, Panel, PlotOutputs, analytic, breakaway_panels, check_plot_options, level, measured,
@@ -33,8 +35,7 @@ use crate::app::scene_plot::{
 use crate::console::Progress;
 use crate::energy::Vec3;
 use crate::number_format::Sig;
-use crate::run::multibody::slide_or_tip::TIP_ROTATION_DEG;
-use crate::run::multibody::solid::{SPIN_SLIDE_RATIO, SolidRunner};
+use crate::run::multibody::solid::SolidRunner;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_body::SolidShape;
 
@@ -254,7 +255,7 @@ pub fn reach(x: &[Vec3]) -> f64 {
 /// A puck's two panels: v and R ω, then ε = v/(R ω) while both are above 0.5 % of their start.
 fn slide_spin_panels(
     runner: &SolidRunner,
-    a: &crate::run::multibody::solid::SlideSpin,
+    a: &crate::analysis::slide_spin::SlideSpin,
     t_end: f64,
 ) -> Vec<Panel> {
     let sc = &runner.scene;
@@ -306,7 +307,7 @@ fn slide_spin_panels(
             .iter()
             .zip(&rw)
             .take_while(|(s, w)| {
-                s.1 + w.1 >= crate::run::multibody::solid::RATIO_AT_FRACTION * start
+                s.1 + w.1 >= crate::analysis::slide_spin::RATIO_AT_FRACTION * start
             })
             .map(|(s, w)| (s.0, s.1 / w.1))
             .collect();

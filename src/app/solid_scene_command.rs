@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::analysis::solid_summary::SolidSummary;
 use crate::app::output::{OutputError, StagedDir, WrittenBy};
 use crate::app::scene_command::{SceneCommandError, SceneRequest};
 use crate::console::{BadOption, Progress, emit, one_line};
 use crate::number_format::Short;
 use crate::run::multibody::solid::{SolidRunner, solid_trajectory_header, solid_trajectory_values};
-use crate::run::multibody::solid_summary::SolidSummary;
 use crate::run::multibody::stepped::run_to_end;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_clearance::solid_boundary;

@@ -63,7 +63,7 @@ pub enum SweepKind {
 
 /// The result columns of `map.csv` a scene sweep may `record` besides one `BODY.verdict` per
 /// body of the base case (all by default, the bodies' first), in their order: the lone box's
-/// slide or tip ([`crate::run::multibody::slide_or_tip`]), the belt oscillator's measured
+/// slide or tip ([`crate::analysis::slide_or_tip`]), the belt oscillator's measured
 /// and closed-form cycle (SPEC.md §8), a 3D puck's stop times and v/(R ω) (SPEC.md §8) and the
 /// impulse-law cross-check's agreement (SPEC.md §4).
 pub const SCENE_RESULT_COLUMNS: [&str; 31] = [

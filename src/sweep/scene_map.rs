@@ -17,7 +17,7 @@ use super::collect::Collected;
 use super::dir::{CellState, Outcome, SceneCellResult};
 use super::file::SCENE_TAN_THETA_KEY;
 use super::map_style::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
-use crate::run::multibody::StickSlipCycle;
+use crate::analysis::stick_slip_cycle::StickSlipCycle;
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -284,7 +284,7 @@ fn draw_slide_spin(
     let limit = cells
         .iter()
         .find_map(|r| r.spin_slide_ratio_analytic)
-        .unwrap_or(crate::run::multibody::solid::SPIN_SLIDE_RATIO);
+        .unwrap_or(crate::analysis::slide_spin::SPIN_SLIDE_RATIO);
     let mut buf = vec![255u8; width as usize * height as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();

@@ -3,9 +3,9 @@
 //! draws. Nothing here draws; the stepping is the runner's own ([`SolidRunner::step`]), the
 //! checks its own figures, the contacts and regimes those of `contacts.csv`.
 
+use crate::analysis::slide_or_tip::Outcome;
 use crate::contact::ContactSurface;
 use crate::energy::Vec3;
-use crate::run::multibody::slide_or_tip::Outcome;
 use crate::run::multibody::solid::SolidRunner;
 use crate::run::multibody::{ContactState, SceneRunError};
 use crate::scene::multibody::DriverKind;

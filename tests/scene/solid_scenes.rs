@@ -647,7 +647,7 @@ fn a_pulled_lower_box_carries_or_loses_the_upper_as_newtons_law_says() {
         let what = |b: &str| format!("F = {force} N: the {b} box's acceleration");
         close(&what("lower"), slope(&ts, &vs(lower)), expected_lower, 5e-3);
         close(&what("upper"), slope(&ts, &vs(upper)), expected_upper, 5e-3);
-        // The summary's stack (`run::multibody::solid_driven`) is these fits and closed forms.
+        // The summary's stack (`analysis::stacked_blocks`) is these fits and closed forms.
         let (m, a) = (&summary["stack"], &summary["stack_analytic"]);
         assert_eq!(
             summary["stack_bodies"],
@@ -742,7 +742,7 @@ fn a_pulled_box_breaks_away_at_mu_s_m_g() {
         .expect("the box breaks away");
     close("breakaway force", row[fx], f_break, 0.02);
     close("breakaway time", row[0], t_break, 0.02);
-    // The summary's breakaway (`run::multibody::solid_driven`: the first slip that carries the
+    // The summary's breakaway (`analysis::breakaway`: the first slip that carries the
     // box more than d̂) is the row found here, and its closed form the one derived here.
     let b = &summary["breakaway"];
     assert_eq!(b["force_n"].as_f64(), Some(row[fx]), "{b}");

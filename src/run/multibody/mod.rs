@@ -1,15 +1,11 @@
 //! A scene's run (`kind = "scene"`, SPEC.md §7–8): steps its system, keeps one trajectory row
 //! per step with every body's centroid, velocity and rotation and every driver's force, and
-//! gives each body's verdict, and for a spring on a belt the stick–slip cycle, for a spring
-//! pulling a block its breakaway, for a lone box on an incline whether it stays, slides or tips,
-//! each beside the closed form of SPEC.md §8.
+//! gives each body's support and verdict. The experiments read off a run (the belt's stick–slip
+//! cycle, breakaway, stacked blocks, slide-or-tip, the incline, the puck) and `summary.json`
+//! are `crate::analysis`'s.
 
 mod contact_state;
-pub mod slide_or_tip;
 pub mod solid;
-pub mod solid_driven;
-pub mod solid_stack;
-pub mod solid_summary;
 pub mod stepped;
 mod support;
 
@@ -18,18 +14,17 @@ use std::time::Instant;
 use serde::Serialize;
 
 pub use contact_state::ContactState;
-pub use slide_or_tip::{SlideOrTip, SlideOrTipAnalytic};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
+use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
-use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::energy::{Vec2, Vector};
 use crate::run::physical::{BodyWatch, Physicality};
-use crate::run::runner::{ExactStick, RECORD_CHUNK_STEPS, SolverTotals};
+use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::system::SceneLayout;
-use crate::scene::multibody::{DriverKind, DriverSpec, MultibodyScene};
+use crate::scene::multibody::{DriverSpec, MultibodyScene};
 use crate::solver::assembly::LinearSolveError;
 use crate::solver::{Simulation, SolveError};
 
@@ -158,149 +153,6 @@ pub fn push_contact_rows<const D: usize>(
     }
 }
 
-/// The stick–slip cycle of a spring on a belt, measured or by SPEC.md §8.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct StickSlipCycle {
-    /// The spring force when slip starts, N.
-    pub f_max_n: f64,
-    /// The spring force when the block sticks again, N.
-    pub f_min_n: f64,
-    /// Time stuck to the belt in a cycle, s.
-    pub t_stick_s: f64,
-    /// Time slipping in a cycle, s.
-    pub t_slip_s: f64,
-    /// t_stick + t_slip, s.
-    pub period_s: f64,
-}
-
-impl StickSlipCycle {
-    /// SPEC.md §8's cycle of a block of mass `m` (kg) pressed on a belt by `n` (N), with
-    /// coefficients μ_s ≥ μ_k, held by a spring of stiffness `k` (N/m) to a fixed anchor, the
-    /// belt at speed `v` (m/s): it sticks until the spring force reaches μ_s N, slips on a
-    /// half-oscillation of ω = √(k/m) about the kinetic balance μ_k N, and sticks again at
-    /// (2 μ_k − μ_s) N: ΔF = 2 (μ_s − μ_k) N, t_stick = ΔF/(k v), t_slip = (π + 2α)/ω with
-    /// α = arctan(v/(ω A₀)), A₀ = (μ_s − μ_k) N/k.
-    pub fn closed_form(m: f64, n: f64, mu_static: f64, mu_kinetic: f64, k: f64, v: f64) -> Self {
-        let a0 = (mu_static - mu_kinetic) * n / k;
-        let omega = (k / m).sqrt();
-        let alpha = (v / (omega * a0)).atan();
-        let drop = 2.0 * (mu_static - mu_kinetic) * n;
-        let t_stick = drop / (k * v);
-        let t_slip = (std::f64::consts::PI + 2.0 * alpha) / omega;
-        StickSlipCycle {
-            f_max_n: mu_static * n,
-            f_min_n: (2.0 * mu_kinetic - mu_static) * n,
-            t_stick_s: t_stick,
-            t_slip_s: t_slip,
-            period_s: t_stick + t_slip,
-        }
-    }
-}
-
-/// The measured cycle with how many full cycles it averages.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct MeasuredCycle {
-    /// The means over the full cycles after the first slip.
-    #[serde(flatten)]
-    pub cycle: StickSlipCycle,
-    /// Full cycles averaged.
-    pub cycles: usize,
-}
-
-/// A block's breakaway: the first time it slides over its support, and the driver's force then.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Breakaway {
-    /// s (none analytic: the closed form gives the force).
-    pub time_s: Option<f64>,
-    /// N.
-    pub force_n: f64,
-}
-
-impl Breakaway {
-    /// SPEC.md §8's breakaway of a block pressed on its support with `normal_force` N (with
-    /// static coefficient `mu_static`) by a spring whose force along the support starts at
-    /// `f0` N and grows at `rate` N/s while the block sticks: at μ_s N, at t = (μ_s N − f0)/rate
-    /// (none without growth, or when the spring starts beyond it). Used in 2D and 3D.
-    pub fn closed_form(mu_static: f64, normal_force: f64, f0: f64, rate: f64) -> Breakaway {
-        let f_max = mu_static * normal_force;
-        Breakaway {
-            time_s: (rate > 0.0 && f0 < f_max).then(|| (f_max - f0) / rate),
-            force_n: f_max,
-        }
-    }
-}
-
-/// Two stacked blocks, the lower pulled by a constant force (SPEC.md §8): the accelerations
-/// along the ground, measured or in closed form.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct StackAccelerations {
-    /// The lower block's, m/s².
-    pub lower_m_per_s2: f64,
-    /// The upper block's, m/s².
-    pub upper_m_per_s2: f64,
-    /// Whether the upper block slips on the lower (measured: its speed relative to the lower
-    /// one at the end above 2 ε_v).
-    pub upper_slips: bool,
-}
-
-impl StackAccelerations {
-    /// SPEC.md §8's two stacked blocks, the lower (m₁, kg) pulled along the ground by `force`
-    /// N (its component along the ground), gravity pressing into the ground at `g_n` m/s², with
-    /// the ground's coefficients `ground` and those between the blocks `between`. With
-    /// N₁ = (m₁ + m₂) g_n: a force at most μ_s,g N₁ moves nothing; else together
-    /// a = (F − μ_k,g N₁)/(m₁ + m₂) while a ≤ μ_s g_n between the blocks; beyond, the upper
-    /// block slips at μ_k g_n and the lower accelerates at (F − μ_k m₂ g_n − μ_k,g N₁)/m₁. Used
-    /// in 2D and 3D.
-    pub fn closed_form(
-        force: f64,
-        g_n: f64,
-        m1: f64,
-        m2: f64,
-        ground: crate::contact::Coefficients,
-        between: crate::contact::Coefficients,
-    ) -> StackAccelerations {
-        let n1 = (m1 + m2) * g_n;
-        if force <= ground.mu_static * n1 {
-            return StackAccelerations {
-                lower_m_per_s2: 0.0,
-                upper_m_per_s2: 0.0,
-                upper_slips: false,
-            };
-        }
-        let together = (force - ground.mu_kinetic * n1) / (m1 + m2);
-        if together <= between.mu_static * g_n {
-            StackAccelerations {
-                lower_m_per_s2: together,
-                upper_m_per_s2: together,
-                upper_slips: false,
-            }
-        } else {
-            StackAccelerations {
-                lower_m_per_s2: (force - between.mu_kinetic * m2 * g_n - ground.mu_kinetic * n1)
-                    / m1,
-                upper_m_per_s2: between.mu_kinetic * g_n,
-                upper_slips: true,
-            }
-        }
-    }
-}
-
-/// Two stacked blocks: a body pulled by a constant force over an obstacle, and a body resting
-/// on it (SPEC.md §8).
-#[derive(Clone, Debug)]
-pub struct StackMembers {
-    /// The pulled body.
-    pub lower: usize,
-    /// The body resting on it.
-    pub upper: usize,
-    /// What the lower body rests on.
-    pub ground: Support,
-    /// The unit tangent of the ground along the force.
-    pub along: Vec2,
-    /// The constant force, N.
-    pub force: Vec2,
-}
-
 /// A body in `summary.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct BodySummary {
@@ -354,59 +206,6 @@ impl DriverSummary {
     }
 }
 
-/// `summary.json` of a scene.
-#[derive(Clone, Debug, Serialize)]
-pub struct SceneSummary {
-    /// Case name.
-    pub case: String,
-    /// Case file.
-    pub source: Option<String>,
-    /// `--set` overrides, as given.
-    pub overrides: Vec<String>,
-    /// Time step, s.
-    pub h: f64,
-    /// Simulated duration, s.
-    pub duration: f64,
-    /// Exact stick's ε_d when `friction.stick = "exact"`; absent with smoothed friction.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exact_stick: Option<ExactStick>,
-    /// Whether the run is physical (`"physical": false` and the reasons when a body inverted
-    /// or penetrated) and its fast-spin warnings; nothing when physical without warnings.
-    #[serde(flatten)]
-    pub physicality: Physicality,
-    /// The bodies.
-    pub bodies: Vec<BodySummary>,
-    /// The drivers.
-    pub drivers: Vec<DriverSummary>,
-    /// The verdict's rule in words.
-    pub verdict_rule: String,
-    /// For a spring holding a block on a belt: the measured cycle.
-    pub stick_slip_cycle: Option<MeasuredCycle>,
-    /// …and SPEC.md §8's.
-    pub stick_slip_cycle_analytic: Option<StickSlipCycle>,
-    /// For a spring whose anchor moves, pulling a block off a fixed support: the breakaway.
-    pub breakaway: Option<Breakaway>,
-    /// …and SPEC.md §8's (μ_s N).
-    pub breakaway_analytic: Option<Breakaway>,
-    /// For a block pulled by a constant force with another resting on it: the accelerations
-    /// (least-squares slopes of the velocities along the ground over the run's second half).
-    pub stack: Option<StackAccelerations>,
-    /// …and SPEC.md §8's.
-    pub stack_analytic: Option<StackAccelerations>,
-    /// For a lone box started at rest on an incline: whether it stayed, slid or tipped.
-    pub slide_or_tip: Option<SlideOrTip>,
-    /// …and the closed form ([`slide_or_tip`]).
-    pub slide_or_tip_analytic: Option<SlideOrTipAnalytic>,
-    /// Solver statistics.
-    pub solver: SolverTotals,
-    /// The impulse-law cross-check over the records handed to it (none when off).
-    pub cross_check: Option<CrossCheckReport>,
-    /// Wall time of its post-pass, s.
-    pub post_pass_seconds: f64,
-    /// Wall time of the run, s.
-    pub wall_seconds: f64,
-}
-
 /// A scene being run.
 pub struct SceneRunner {
     /// The validated scene.
@@ -421,7 +220,8 @@ pub struct SceneRunner {
     pub totals: SolverTotals,
     steps: usize,
     angle0: Vec<f64>,
-    started: Instant,
+    /// When the runner was made (the summary's wall time).
+    pub(crate) started: Instant,
     contacts: Vec<ContactPoint<2>>,
     pairs: Vec<PairDistance<2>>,
     /// Every contact pair within d̂ at every step, once [`SceneRunner::record_contacts`] was
@@ -429,7 +229,7 @@ pub struct SceneRunner {
     pub contact_rows: Vec<ContactRow>,
     recording: bool,
     /// The impulse-law cross-check, if on.
-    check: Option<PostPass<2>>,
+    pub(crate) check: Option<PostPass<2>>,
     /// What every body did, for [`SceneRunner::physicality`].
     watch: Vec<BodyWatch>,
 }
@@ -716,7 +516,7 @@ impl SceneRunner {
 
     /// Body `k`'s verdict relative to its support (SPEC.md §2's window; the displacement along
     /// the support, relative to it, oriented along the last window's motion).
-    fn body_verdict(&self, k: usize, support: Option<&Support>) -> Verdict {
+    pub fn body_verdict(&self, k: usize, support: Option<&Support>) -> Verdict {
         let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let rotation: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].rotation).collect();
         let spin: Vec<f64> = self
@@ -763,66 +563,8 @@ impl SceneRunner {
         )
     }
 
-    /// The times slip starts and ends for body `k` (its contacts' mean slip speed crossing
-    /// [`SLIP_SPEED_OVER_EPS_V`] ε_v up and down), as (onsets, re-sticks) row indices.
-    fn slip_events(&self, k: usize) -> (Vec<usize>, Vec<usize>) {
-        let threshold = SLIP_SPEED_OVER_EPS_V * self.scene.settings.eps_v;
-        let speed: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].slip).collect();
-        let (mut on, mut off) = (Vec::new(), Vec::new());
-        let mut slipping = speed.first().is_some_and(|s| s.abs() > threshold);
-        for (i, s) in speed.iter().enumerate().skip(1) {
-            let now = s.abs() > threshold;
-            if now && !slipping {
-                on.push(i);
-            } else if !now && slipping {
-                off.push(i);
-            }
-            slipping = now;
-        }
-        (on, off)
-    }
-
-    /// The spring driver whose body rests on a moving surface with a fixed anchor (the belt
-    /// oscillator), as (driver, body, support, stiffness).
-    pub fn belt_spring(&self) -> Option<(usize, usize, Support, f64)> {
-        self.scene
-            .drivers
-            .iter()
-            .enumerate()
-            .find_map(|(i, d)| match d.kind {
-                DriverKind::Spring {
-                    stiffness,
-                    anchor_velocity,
-                    ..
-                } if anchor_velocity == Vec2::zeros() => {
-                    let s = self.support(d.body)?;
-                    (s.surface_speed != 0.0).then_some((i, d.body, s, stiffness))
-                }
-                _ => None,
-            })
-    }
-
-    /// The spring pulling a body over a fixed obstacle with a moving anchor, as (driver, body,
-    /// support).
-    pub fn pulling_spring(&self) -> Option<(usize, usize, Support)> {
-        self.scene
-            .drivers
-            .iter()
-            .enumerate()
-            .find_map(|(i, d)| match d.kind {
-                DriverKind::Spring {
-                    anchor_velocity, ..
-                } if anchor_velocity != Vec2::zeros() => {
-                    let s = self.support(d.body)?;
-                    (s.body(&self.scene).is_none() && s.surface_speed == 0.0)
-                        .then_some((i, d.body, s))
-                }
-                _ => None,
-            })
-    }
-
     /// Body `k`'s mass, kg, and its weight's component into `support`, N (m g·(−n)).
-    fn load(&self, k: usize, support: &Support) -> (f64, f64) {
+    pub fn load(&self, k: usize, support: &Support) -> (f64, f64) {
         let m = self.mass(k);
         (m, m * self.scene.gravity.dot(&-support.normal))
     }
@@ -840,277 +582,6 @@ impl SceneRunner {
             .friction_table()
             .get(k, support.member)
     }
-
-    /// What [`StickSlipCycle::closed_form`] takes for the belt oscillator, if the scene has
-    /// one: the block's mass (kg), its weight's component into the belt (N), the coefficients,
-    /// the spring's stiffness (N/m) and the belt's speed (m/s).
-    pub fn stick_slip_inputs(&self) -> Option<(f64, f64, crate::contact::Coefficients, f64, f64)> {
-        let (_, k, s, stiffness) = self.belt_spring()?;
-        let (m, n) = self.load(k, &s);
-        let mu = self.coefficients(k, &s);
-        Some((m, n, mu, stiffness, s.surface_speed.abs()))
-    }
-
-    /// The measured and the analytic stick–slip cycle of the belt oscillator, if the scene has
-    /// one (SPEC.md §8).
-    pub fn stick_slip(&self) -> Option<(Option<MeasuredCycle>, StickSlipCycle)> {
-        let (d, k, s, stiffness) = self.belt_spring()?;
-        let (m, n, mu, _, v) = self.stick_slip_inputs()?;
-        let analytic = StickSlipCycle::closed_form(m, n, mu.mu_static, mu.mu_kinetic, stiffness, v);
-        let (on, off) = self.slip_events(k);
-        let force = |i: usize| self.rows[i].drivers[d].dot(&s.tangent).abs();
-        // Full cycles after the first slip: onset k, re-stick after it, the next onset.
-        let mut cycles = Vec::new();
-        for w in on.windows(2).skip(1) {
-            if let Some(&r) = off.iter().find(|&&r| r > w[0] && r < w[1]) {
-                cycles.push((w[0], r, w[1]));
-            }
-        }
-        let measured = (!cycles.is_empty()).then(|| {
-            let time = |i: usize| self.rows[i].t;
-            let mean = |f: &dyn Fn(&(usize, usize, usize)) -> f64| {
-                cycles.iter().map(f).sum::<f64>() / cycles.len() as f64
-            };
-            MeasuredCycle {
-                cycle: StickSlipCycle {
-                    f_max_n: mean(&|c| force(c.0)),
-                    f_min_n: mean(&|c| force(c.1)),
-                    t_stick_s: mean(&|c| time(c.2) - time(c.1)),
-                    t_slip_s: mean(&|c| time(c.1) - time(c.0)),
-                    period_s: mean(&|c| time(c.2) - time(c.0)),
-                },
-                cycles: cycles.len(),
-            }
-        });
-        Some((measured, analytic))
-    }
-
-    /// The measured and the analytic breakaway of a block pulled by a spring (SPEC.md §8).
-    pub fn breakaway(&self) -> Option<(Option<Breakaway>, Breakaway)> {
-        let (d, k, s) = self.pulling_spring()?;
-        let (_, n) = self.load(k, &s);
-        let mu = self.coefficients(k, &s);
-        let t = s.tangent;
-        let (on, _) = self.slip_events(k);
-        let measured = on.first().map(|&i| Breakaway {
-            time_s: Some(self.rows[i].t),
-            force_n: self.rows[i].drivers[d].dot(&t).abs(),
-        });
-        // While the block sticks, the spring's force along the support grows at k·(v_anchor·t)
-        // from its value at t = 0.
-        let rate = self.scene.drivers[d].kind.spring_force_rate(&t);
-        let f0 = self.rows[0].drivers[d].dot(&t).abs();
-        Some((measured, Breakaway::closed_form(mu.mu_static, n, f0, rate)))
-    }
-
-    /// The members of two stacked blocks ([`SceneRunner::stack`]), if the scene has them.
-    pub fn stack_members(&self) -> Option<StackMembers> {
-        let (lower, ground, force) = self.scene.drivers.iter().find_map(|d| match d.kind {
-            DriverKind::Force { force } => {
-                let s = self.support(d.body)?;
-                s.body(&self.scene).is_none().then_some((d.body, s, force))
-            }
-            _ => None,
-        })?;
-        let upper = (0..self.scene.bodies.len()).find(|&k| {
-            k != lower
-                && self
-                    .support(k)
-                    .is_some_and(|s| s.body(&self.scene) == Some(lower))
-        })?;
-        let along = if force.dot(&ground.tangent) < 0.0 {
-            -ground.tangent
-        } else {
-            ground.tangent
-        };
-        Some(StackMembers {
-            lower,
-            upper,
-            ground,
-            along,
-            force,
-        })
-    }
-
-    /// Two stacked blocks, if the scene is that one (SPEC.md §8): a constant-force driver on a
-    /// body A resting on an obstacle, and a body B resting on A. Returns the measured and the
-    /// closed-form accelerations along the ground (the force's direction). With N₁ = (m₁ + m₂)
-    /// g_n on the ground (g_n = g·(−n)) and μ_g its kinetic coefficient: together,
-    /// a = (F − μ_g N₁)/(m₁ + m₂), while a ≤ μ_s g_n between the blocks; beyond, the upper
-    /// block slips at μ_k g_n and the lower accelerates at (F − μ_k m₂ g_n − μ_g N₁)/m₁. A
-    /// force below μ_s,g N₁ moves nothing.
-    pub fn stack(&self) -> Option<(StackAccelerations, StackAccelerations)> {
-        let StackMembers {
-            lower,
-            upper,
-            ground,
-            along,
-            force,
-        } = self.stack_members()?;
-        let f = force.dot(&along);
-        let g_n = self.scene.gravity.dot(&-ground.normal);
-        let (m1, m2) = (self.mass(lower), self.mass(upper));
-        let mu_g = self.coefficients(lower, &ground);
-        let mu = self
-            .sim
-            .contact()
-            .expect("a scene has a contact stage")
-            .friction_table()
-            .get(lower, upper);
-        let analytic = StackAccelerations::closed_form(f, g_n, m1, m2, mu_g, mu);
-        let half = self.rows.len() / 2;
-        let slope = |k: usize| {
-            let pts: Vec<(f64, f64)> = self.rows[half..]
-                .iter()
-                .map(|r| (r.t, Vec2::new(r.bodies[k].vx, r.bodies[k].vy).dot(&along)))
-                .collect();
-            least_squares_slope(&pts)
-        };
-        let last = self.rows.last().expect("a runner has the row of t = 0");
-        let v = |k: usize| Vec2::new(last.bodies[k].vx, last.bodies[k].vy);
-        let measured = StackAccelerations {
-            lower_m_per_s2: slope(lower),
-            upper_m_per_s2: slope(upper),
-            upper_slips: (v(upper) - v(lower)).norm()
-                > SLIP_SPEED_OVER_EPS_V * self.scene.settings.eps_v,
-        };
-        Some((measured, analytic))
-    }
-
-    /// A lone box on an incline, if the scene is one (one body, no driver, at rest at t = 0,
-    /// resting at the end on a fixed obstacle with gravity pressing it on): what it did and
-    /// the closed form ([`slide_or_tip`]). Its width and height are its nodes' extents along
-    /// and across the support at t = 0 (a box or square placed flat on it).
-    pub fn slide_or_tip(&self) -> Option<(SlideOrTip, SlideOrTipAnalytic)> {
-        let sc = &self.scene;
-        if sc.bodies.len() != 1 || !sc.drivers.is_empty() || sc.bodies[0].velocity != Vec2::zeros()
-        {
-            return None;
-        }
-        let s = self.support(0)?;
-        if s.body(sc).is_some() || s.surface_speed != 0.0 {
-            return None;
-        }
-        let into = sc.gravity.dot(&-s.normal);
-        if into <= 0.0 {
-            return None;
-        }
-        let x0 = &sc.bodies[0].mesh.x0;
-        let (width, height) = (
-            slide_or_tip::extent(x0, &s.tangent),
-            slide_or_tip::extent(x0, &s.normal),
-        );
-        let mu = self.coefficients(0, &s);
-        let tan_theta = sc.gravity.dot(&s.tangent).abs() / into;
-        let analytic = SlideOrTipAnalytic::new(tan_theta, mu, width, height);
-        let max_rotation_deg = self
-            .rows
-            .iter()
-            .map(|r| r.bodies[0].rotation.abs())
-            .fold(0.0, f64::max)
-            .to_degrees();
-        let (first, last) = (self.rows.first()?, self.rows.last()?);
-        let displacement_m = Vec2::new(
-            last.bodies[0].x - first.bodies[0].x,
-            last.bodies[0].y - first.bodies[0].y,
-        )
-        .dot(&s.tangent);
-        let measured = SlideOrTip {
-            outcome: slide_or_tip::Outcome::measured(max_rotation_deg, displacement_m, width),
-            max_rotation_deg,
-            displacement_m,
-        };
-        Some((measured, analytic))
-    }
-
-    /// The run's summary.
-    pub fn summary(&self) -> SceneSummary {
-        let sc = &self.scene;
-        let last = self.rows.last().expect("a runner has the row of t = 0");
-        let bodies = sc
-            .bodies
-            .iter()
-            .enumerate()
-            .map(|(k, b)| {
-                let support = self.support(k);
-                BodySummary {
-                    name: b.name.clone(),
-                    nodes: b.mesh.len(),
-                    mass_kg: self.mass(k),
-                    support: support
-                        .as_ref()
-                        .map(|s| sc.member_name(s.member).to_string()),
-                    verdict: self.body_verdict(k, support.as_ref()),
-                }
-            })
-            .collect();
-        let names: Vec<&str> = sc.bodies.iter().map(|b| b.name.as_str()).collect();
-        let drivers = DriverSummary::all(&sc.drivers, &names, &last.drivers);
-        let (cycle, cycle_analytic) = match self.stick_slip() {
-            Some((m, a)) => (m, Some(a)),
-            None => (None, None),
-        };
-        let (breakaway, breakaway_analytic) = match self.breakaway() {
-            Some((m, a)) => (m, Some(a)),
-            None => (None, None),
-        };
-        let (stack, stack_analytic) = match self.stack() {
-            Some((m, a)) => (Some(m), Some(a)),
-            None => (None, None),
-        };
-        let (slide_or_tip, slide_or_tip_analytic) = match self.slide_or_tip() {
-            Some((m, a)) => (Some(m), Some(a)),
-            None => (None, None),
-        };
-        SceneSummary {
-            case: sc.name.clone(),
-            source: sc.source.as_ref().map(|p| p.display().to_string()),
-            overrides: sc.overrides.clone(),
-            h: sc.settings.h,
-            duration: self.sim.time(),
-            exact_stick: ExactStick::of(sc.settings.stick),
-            physicality: self.physicality(),
-            bodies,
-            drivers,
-            verdict_rule: format!(
-                "per body, relative to what it rests on at the end (the body or obstacle pressing on it hardest, else the nearest half-space; a body's motion or a belt's surface velocity taken off), over the trailing {} s window: airborne if nothing is within d_hat of it at any sample; tumbling if its left edge turned more than {:.0} degrees; stopped if its displacement along the surface is under {} m and its mean angular speed about its centroid under {} rad/s; spinning if only the first holds; sliding if its mean speed along it exceeds {} m/s; else moving",
-                verdict::WINDOW_S,
-                verdict::TUMBLING_ANGLE_RAD.to_degrees(),
-                verdict::STOPPED_DISPLACEMENT_M,
-                verdict::STOPPED_ANGULAR_SPEED_RAD_PER_S,
-                verdict::SLIDING_SPEED_M_PER_S
-            ) + &if sc.settings.stick.is_exact() {
-                verdict::exact_stick_rule()
-            } else {
-                String::new()
-            },
-            stick_slip_cycle: cycle,
-            stick_slip_cycle_analytic: cycle_analytic,
-            breakaway,
-            breakaway_analytic,
-            stack,
-            stack_analytic,
-            slide_or_tip,
-            slide_or_tip_analytic,
-            solver: self.totals,
-            cross_check: self.check.as_ref().map(PostPass::report),
-            post_pass_seconds: self.check.as_ref().map_or(0.0, PostPass::seconds),
-            wall_seconds: self.started.elapsed().as_secs_f64(),
-        }
-    }
-}
-
-/// The least-squares slope of y against x over `points` (0 for fewer than two distinct x).
-pub(crate) fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
-    let n = points.len() as f64;
-    if points.len() < 2 {
-        return 0.0;
-    }
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    if sxx > 0.0 { sxy / sxx } else { 0.0 }
 }
 
 /// The columns of a scene's `trajectory.csv`, with units: `t_s`, per body `NAME.x_m`,

@@ -1,20 +1,16 @@
 //! A 3D scene's run (`kind = "scene"`, `dimension = 3`, SPEC.md §7–8): steps its system, keeps
 //! one row per step with every body's centroid, velocity and angular velocity (from the nodes),
-//! its tilt, and on an incline its downhill distance and speed; gives each body's verdict
-//! relative to its support, and where the scene is one of SPEC.md §6/§8's the measured answer
-//! beside the closed form: a body on an incline (its acceleration, or its creep when friction
-//! holds it) and a cylinder sliding and spinning on a level plane (when each motion stops, and
-//! v/(Rω) at the end).
+//! its tilt, and on an incline its downhill distance and speed; gives each body's support and
+//! verdict. The experiments read off a run (the incline, slide-or-tip, the puck, the stacks,
+//! breakaway) and `summary.json` are `crate::analysis`'s.
 
 use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Instant;
 
 use nalgebra::Matrix3;
-use serde::Serialize;
 
-use super::slide_or_tip::{self, Outcome, SlideOrTip, SlideOrTipAnalytic};
-use super::{ContactRow, SceneRunError, least_squares_slope, push_contact_rows, support};
+use super::{ContactRow, SceneRunError, push_contact_rows, support};
 use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
@@ -25,26 +21,8 @@ use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
 use crate::scene::multibody::drivers::DriverForce;
 use crate::scene::multibody::solid::SolidScene;
-use crate::scene::multibody::solid_body::{SolidBodySpec, SolidShape};
+use crate::scene::multibody::solid_body::SolidBodySpec;
 use crate::solver::Simulation;
-
-/// A body has stopped translating (spinning) once its centroid's speed over the surface (its
-/// spin rate about the surface normal) stays below this fraction of its initial value to the
-/// end of the run. Near the end both decay at a finite rate (≈ μg for a slide), so the time
-/// from the threshold to rest is this fraction of the stop time or less: 0.1 %, well inside
-/// the 3 % the closed forms are checked to.
-pub const STOP_FRACTION: f64 = 1e-3;
-
-/// v/(Rω) of a sliding, spinning disk is read when v + Rω has fallen to this fraction of its
-/// initial value: late, since the ratio still falls towards its limit until the very end
-/// (SPEC.md §8; docs/scenes.md tabulates ε(t)), but with v and Rω tens of ε_v (4 mm/s and
-/// 6 mm/s for the shipped puck: 40 and 60 ε_v), above the smoothing and the ringing of the
-/// body's centroid velocity after the stop (0.15 mm/s).
-pub const RATIO_AT_FRACTION: f64 = 0.005;
-
-/// The ratio ε* = v/(Rω) a sliding, spinning disk of uniform pressure tends to as both motions
-/// stop (SPEC.md §8: Farkas, Bartels, Unger & Wolf 2003).
-pub const SPIN_SLIDE_RATIO: f64 = 0.653;
 
 /// One body's state in a trajectory row.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -85,50 +63,17 @@ pub struct SolidRow {
     pub final_residual: f64,
 }
 
-/// A body on an incline, measured (over the run's second half) or in closed form (SPEC.md §6).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Incline {
-    /// The body.
-    pub body: usize,
-    /// The incline's angle to the plane normal to gravity, degrees.
-    pub angle_deg: f64,
-    /// Downhill acceleration, m/s²: the least-squares slope of the downhill speed over the
-    /// run's second half; analytic g(sin θ − μ_k cos θ) where μ_k < tan θ (none where friction
-    /// holds).
-    pub acceleration_m_per_s2: Option<f64>,
-    /// Mean downhill speed over the run's second half, m/s; analytic the creep
-    /// v* = ε_v (1 − √(1 − tan θ/μ_s)) where μ_s > tan θ (SPEC.md §6; none where it slides).
-    pub creep_speed_m_per_s: Option<f64>,
-}
-
-/// A cylinder sliding and spinning on a level plane (SPEC.md §8), measured or in closed form.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct SlideSpin {
-    /// The body.
-    pub body: usize,
-    /// When the centroid's speed over the plane stops ([`STOP_FRACTION`]), s; analytic v₀/(μ g)
-    /// for a pure slide.
-    pub slide_stop_s: Option<f64>,
-    /// When the spin about the plane's normal stops, s; analytic 3 R ω₀/(4 μ g) for a pure spin.
-    pub spin_stop_s: Option<f64>,
-    /// v/(R ω) when v + R ω has fallen to [`RATIO_AT_FRACTION`] of its start (both launched);
-    /// analytic [`SPIN_SLIDE_RATIO`].
-    pub ratio: Option<f64>,
-    /// The launch's v₀/(R ω₀) (both launched; the same in the measured and the analytic).
-    pub launch_ratio: Option<f64>,
-}
-
 /// How body `k` sits on its support at t = 0: the half-space or flat triangle mesh nearest it
 /// ([`SolidScene::nearest_support`]).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Footing {
+pub struct Footing {
     /// The support's number in the friction table's order (bodies, half-spaces, meshes).
-    pub(super) member: usize,
+    pub member: usize,
     /// Its index among the half-spaces, when it is one: the closed forms (the incline's, the
     /// slide-or-tip rule's, the puck's) are written for a half-space, its velocity included.
-    pub(super) half_space: Option<usize>,
+    pub half_space: Option<usize>,
     /// Unit downhill direction along it (gravity's tangential part), if it is inclined.
-    pub(super) fall_line: Option<Vec3>,
+    pub fall_line: Option<Vec3>,
 }
 
 /// A 3D scene being run.
@@ -146,14 +91,16 @@ pub struct SolidRunner {
     /// Totals so far.
     pub totals: SolverTotals,
     steps: usize,
-    pub(super) footing: Vec<Option<Footing>>,
+    /// How every body sits on its support at t = 0.
+    pub footing: Vec<Option<Footing>>,
     axis0: Vec<Vec3>,
     centre0: Vec<Vec3>,
-    pub(super) started: Instant,
+    /// When the runner was made (the summary's wall time).
+    pub(crate) started: Instant,
     contacts: Vec<ContactPoint<3>>,
     pairs: Vec<PairDistance<3>>,
     /// The impulse-law cross-check of every contact, if on ([`SolidRunner::set_cross_check`]).
-    pub(super) check: Option<PostPass<3>>,
+    pub(crate) check: Option<PostPass<3>>,
     /// Every step's contact pairs within d̂ once [`SolidRunner::record_contacts`] was called.
     pub contact_rows: Vec<ContactRow<3>>,
     recording: bool,
@@ -473,7 +420,7 @@ impl SolidRunner {
     /// What body `k` rests on at the end, as the friction table numbers it (bodies, then
     /// obstacles), with the unit normal of the contact (towards `k`): the body or half-space
     /// pressing on it hardest, else the nearest half-space.
-    pub(super) fn support(&self, k: usize) -> Option<(usize, Vec3)> {
+    pub fn support(&self, k: usize) -> Option<(usize, Vec3)> {
         let mut pairs = Vec::new();
         if let Some(c) = self.sim.contact() {
             c.distances(&self.sim.x, &mut pairs);
@@ -491,7 +438,7 @@ impl SolidRunner {
     /// §2's window): its displacement over the support's surface (a body support's own
     /// displacement, a belt's surface velocity taken off) along the fall line on an incline,
     /// else along its last window's motion; its tilt for the tumbling rule.
-    pub(super) fn body_verdict(&self, k: usize, support: Option<(usize, Vec3)>) -> Verdict {
+    pub fn body_verdict(&self, k: usize, support: Option<(usize, Vec3)>) -> Verdict {
         let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let tilt: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].tilt).collect();
         let spin: Vec<f64> = self
@@ -570,191 +517,24 @@ impl SolidRunner {
         )
     }
 
-    /// The second half of the run's rows.
-    fn second_half(&self) -> &[SolidRow] {
-        &self.rows[self.rows.len() / 2..]
-    }
-
-    /// A lone body on an inclined half-space, launched (if at all) along the fall line without
-    /// spin: measured and SPEC.md §6's.
-    pub fn incline(&self) -> Option<(Incline, Incline)> {
-        if self.driven() {
-            return None;
-        }
-        if self.scene.bodies.len() != 1 {
-            return None;
-        }
-        let b = &self.scene.bodies[0];
-        let footing = self.footing[0]?;
-        let fall = footing.fall_line?;
-        let across = b.velocity - fall * b.velocity.dot(&fall);
-        if across.norm() > 1e-12 || b.angular_velocity.norm() > 0.0 {
-            return None;
-        }
-        let h = &self.scene.obstacles[footing.half_space?].1;
-        if h.velocity.norm() > 0.0 {
-            return None;
-        }
-        let g = self.scene.gravity.norm();
-        let theta = (-self.scene.gravity.dot(&h.normal) / g)
-            .clamp(-1.0, 1.0)
-            .acos();
-        let mu = self.scene.coefficients(0, footing.member);
-        let tan = theta.tan();
-        let slides = mu.mu_kinetic < tan;
-        let half = self.second_half();
-        let (first, last) = (half.first()?, half.last()?);
-        let points: Vec<(f64, f64)> = half
-            .iter()
-            .map(|r| (r.t, r.bodies[0].downhill_speed.unwrap_or(0.0)))
-            .collect();
-        let mean_speed = (last.bodies[0].downhill.unwrap_or(0.0)
-            - first.bodies[0].downhill.unwrap_or(0.0))
-            / (last.t - first.t).max(f64::MIN_POSITIVE);
-        let angle_deg = theta.to_degrees();
-        let measured = Incline {
-            body: 0,
-            angle_deg,
-            acceleration_m_per_s2: Some(least_squares_slope(&points)),
-            creep_speed_m_per_s: Some(mean_speed),
-        };
-        let analytic = Incline {
-            body: 0,
-            angle_deg,
-            acceleration_m_per_s2: slides.then(|| g * (theta.sin() - mu.mu_kinetic * theta.cos())),
-            creep_speed_m_per_s: (mu.mu_static > tan)
-                .then(|| self.scene.settings.eps_v * (1.0 - (1.0 - tan / mu.mu_static).sqrt())),
-        };
-        Some((measured, analytic))
-    }
-
-    /// A lone box started at rest on an inclined half-space (not a belt): does it stay, slide or
-    /// tip (SPEC.md §8, [`slide_or_tip`])? Its width is its nodes' extent along the fall line at
-    /// t = 0 and its height their extent along the half-space's normal (the box lies on a face),
-    /// its rotation the tilt of its local z axis, its displacement the downhill distance at the
-    /// end.
-    pub fn slide_or_tip(&self) -> Option<(SlideOrTip, SlideOrTipAnalytic)> {
-        if self.driven() {
-            return None;
-        }
-        let sc = &self.scene;
-        if sc.bodies.len() != 1 {
-            return None;
-        }
-        let b = &sc.bodies[0];
-        if !matches!(b.shape, SolidShape::Cuboid { .. })
-            || b.velocity.norm() > 0.0
-            || b.angular_velocity.norm() > 0.0
-        {
-            return None;
-        }
-        let footing = self.footing[0]?;
-        let fall = footing.fall_line?;
-        let h = &sc.obstacles[footing.half_space?].1;
-        if h.velocity.norm() > 0.0 {
-            return None;
-        }
-        let into = -sc.gravity.dot(&h.normal);
-        if into <= 0.0 {
-            return None;
-        }
-        let x0 = &b.mesh.x0;
-        let (width, height) = (
-            slide_or_tip::extent(x0, &fall),
-            slide_or_tip::extent(x0, &h.normal),
-        );
-        let mu = sc.coefficients(0, footing.member);
-        let tan_theta = sc.gravity.dot(&fall) / into;
-        let analytic = SlideOrTipAnalytic::new(tan_theta, mu, width, height);
-        let max_rotation_deg = self
-            .rows
-            .iter()
-            .map(|r| r.bodies[0].tilt)
-            .fold(0.0, f64::max)
-            .to_degrees();
-        let displacement_m = self.rows.last()?.bodies[0].downhill?;
-        let measured = SlideOrTip {
-            outcome: Outcome::measured(max_rotation_deg, displacement_m, width),
-            max_rotation_deg,
-            displacement_m,
-        };
-        Some((measured, analytic))
-    }
-
-    /// A lone cylinder launched sliding and/or spinning on a level half-space: measured and
-    /// SPEC.md §8's.
-    pub fn slide_spin(&self) -> Option<(SlideSpin, SlideSpin)> {
-        if self.driven() {
-            return None;
-        }
-        if self.scene.bodies.len() != 1 {
-            return None;
-        }
-        let b = &self.scene.bodies[0];
-        let SolidShape::Cylinder { radius, .. } = b.shape else {
-            return None;
-        };
-        let footing = self.footing[0]?;
-        if footing.fall_line.is_some() {
-            return None;
-        }
-        let h = &self.scene.obstacles[footing.half_space?].1;
-        let n = h.normal;
-        let v0 = (b.velocity - n * b.velocity.dot(&n) - h.velocity).norm();
-        let w0 = b.angular_velocity.dot(&n).abs();
-        if v0 == 0.0 && w0 == 0.0 {
-            return None;
-        }
-        let g = self.scene.gravity.norm();
-        let mu = self.scene.coefficients(0, footing.member).mu_kinetic;
-        let speed = |r: &SolidRow| {
-            let v = r.bodies[0].velocity;
-            (v - n * v.dot(&n) - h.velocity).norm()
-        };
-        let spin = |r: &SolidRow| r.bodies[0].angular_velocity.dot(&n).abs();
-        let stop = |value: &dyn Fn(&SolidRow) -> f64, start: f64| -> Option<f64> {
-            if start == 0.0 {
-                return None;
-            }
-            let last_above = self
-                .rows
-                .iter()
-                .rposition(|r| value(r) >= STOP_FRACTION * start)?;
-            self.rows.get(last_above + 1).map(|r| r.t)
-        };
-        let ratio = (v0 > 0.0 && w0 > 0.0)
-            .then(|| {
-                let start = v0 + radius * w0;
-                self.rows
-                    .iter()
-                    .rev()
-                    .find(|r| speed(r) + radius * spin(r) >= RATIO_AT_FRACTION * start)
-                    .map(|r| speed(r) / (radius * spin(r)))
-            })
-            .flatten();
-        let launch_ratio = (v0 > 0.0 && w0 > 0.0).then(|| v0 / (radius * w0));
-        let measured = SlideSpin {
-            body: 0,
-            slide_stop_s: stop(&speed, v0),
-            spin_stop_s: stop(&spin, w0),
-            ratio,
-            launch_ratio,
-        };
-        let analytic = SlideSpin {
-            body: 0,
-            slide_stop_s: (w0 == 0.0).then(|| v0 / (mu * g)),
-            spin_stop_s: (v0 == 0.0).then(|| 3.0 * radius * w0 / (4.0 * mu * g)),
-            ratio: (v0 > 0.0 && w0 > 0.0).then_some(SPIN_SLIDE_RATIO),
-            launch_ratio,
-        };
-        Some((measured, analytic))
-    }
-
     /// Whether the scene has drivers: the closed forms (the incline's, the slide-or-tip rule's,
     /// the puck's, the stack's) are written for bodies under gravity alone, and give no answer
     /// then.
     pub fn driven(&self) -> bool {
         !self.scene.drivers.is_empty()
+    }
+
+    /// Body `k`'s mass, kg.
+    pub fn body_mass(&self, k: usize) -> f64 {
+        self.sim.mass()[self.bodies[k].clone()].iter().sum()
+    }
+
+    /// The half-space body `k` rests on at t = 0, if it is one without surface velocity, as
+    /// (its member number, its unit normal).
+    pub fn fixed_half_space(&self, k: usize) -> Option<(usize, Vec3)> {
+        let footing = self.footing[k]?;
+        let h = &self.scene.obstacles[footing.half_space?].1;
+        (h.velocity.norm() == 0.0).then_some((footing.member, h.normal))
     }
 }
 

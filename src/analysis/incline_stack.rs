@@ -1,4 +1,5 @@
-//! Two boxes stacked on an incline (3D, SPEC.md §8's stacked blocks with gravity as the drive):
+//! Two boxes stacked on an incline (3D, SPEC.md §8's stacked blocks with gravity as the drive;
+//! accelerations in m/s², angles in degrees):
 //! the lower body m₁ on an inclined half-space with coefficients μ_g, the upper m₂ on it with
 //! μ_b. Measured: each body's downhill acceleration over the run's second half. Closed form
 //! (derived here, θ the incline's angle, g gravity's magnitude):
@@ -13,8 +14,8 @@
 
 use serde::Serialize;
 
-use super::least_squares_slope;
-use super::solid::SolidRunner;
+use super::{Analysis, least_squares_slope};
+use crate::run::multibody::solid::SolidRunner;
 
 /// Two bodies stacked on an incline, measured (over the run's second half) or in closed form.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -62,14 +63,27 @@ pub fn stack_accelerations(
     (lower, upper)
 }
 
-impl SolidRunner {
-    /// Two bodies, one inclined half-space without surface velocity, both starting at rest
-    /// without spin: the one nearer the half-space is the lower. Measured and closed form.
-    pub fn incline_stack(&self) -> Option<(InclineStack, InclineStack)> {
-        if self.driven() {
+/// Two bodies and one inclined half-space without surface velocity, no drivers, both bodies
+/// starting at rest without spin: the one nearer the half-space at t = 0 is the lower.
+#[derive(Clone, Copy, Debug)]
+pub struct StackOnIncline {
+    /// The lower body (on the incline).
+    pub lower: usize,
+    /// The upper body (on the lower).
+    pub upper: usize,
+    /// The incline's angle θ, rad.
+    pub theta: f64,
+}
+
+impl Analysis<SolidRunner> for StackOnIncline {
+    type Measured = InclineStack;
+    type ClosedForm = InclineStack;
+
+    fn detect(run: &SolidRunner) -> Option<Self> {
+        if run.driven() {
             return None;
         }
-        let sc = &self.scene;
+        let sc = &run.scene;
         if sc.bodies.len() != 2 || sc.obstacles.len() != 1 {
             return None;
         }
@@ -89,22 +103,20 @@ impl SolidRunner {
         if theta <= 0.0 || theta.to_degrees() >= 90.0 {
             return None;
         }
-        let first = &self.rows[0];
+        let first = &run.rows[0];
         let height = |k: usize| first.bodies[k].min_distance;
         let lower = if height(0) <= height(1) { 0 } else { 1 };
-        let upper = 1 - lower;
-        let m = |k: usize| self.body_mass(k);
-        let ground = sc.coefficients(lower, sc.bodies.len());
-        let between = sc.coefficients(upper, lower);
-        let (a1, a2) = stack_accelerations(
-            m(lower),
-            m(upper),
+        Some(StackOnIncline {
+            lower,
+            upper: 1 - lower,
             theta,
-            g,
-            (ground.mu_static, ground.mu_kinetic),
-            (between.mu_static, between.mu_kinetic),
-        );
-        let half = &self.rows[self.rows.len() / 2..];
+        })
+    }
+
+    /// Each body's downhill acceleration: the least-squares slope of its downhill speed over
+    /// the run's second half.
+    fn measure(&self, run: &SolidRunner) -> InclineStack {
+        let half = &run.rows[run.rows.len() / 2..];
         let slope = |k: usize| {
             let points: Vec<(f64, f64)> = half
                 .iter()
@@ -112,20 +124,43 @@ impl SolidRunner {
                 .collect();
             least_squares_slope(&points)
         };
-        let angle_deg = theta.to_degrees();
-        let measured = InclineStack {
+        InclineStack {
+            lower: self.lower,
+            upper: self.upper,
+            angle_deg: self.theta.to_degrees(),
+            lower_acceleration_m_per_s2: slope(self.lower),
+            upper_acceleration_m_per_s2: slope(self.upper),
+        }
+    }
+
+    fn closed_form(&self, run: &SolidRunner) -> InclineStack {
+        let sc = &run.scene;
+        let (lower, upper) = (self.lower, self.upper);
+        let m = |k: usize| run.body_mass(k);
+        let ground = sc.coefficients(lower, sc.bodies.len());
+        let between = sc.coefficients(upper, lower);
+        let (a1, a2) = stack_accelerations(
+            m(lower),
+            m(upper),
+            self.theta,
+            sc.gravity.norm(),
+            (ground.mu_static, ground.mu_kinetic),
+            (between.mu_static, between.mu_kinetic),
+        );
+        InclineStack {
             lower,
             upper,
-            angle_deg,
-            lower_acceleration_m_per_s2: slope(lower),
-            upper_acceleration_m_per_s2: slope(upper),
-        };
-        let analytic = InclineStack {
+            angle_deg: self.theta.to_degrees(),
             lower_acceleration_m_per_s2: a1,
             upper_acceleration_m_per_s2: a2,
-            ..measured
-        };
-        Some((measured, analytic))
+        }
+    }
+}
+
+impl SolidRunner {
+    /// Two bodies stacked on an incline ([`StackOnIncline`]): measured and closed form.
+    pub fn incline_stack(&self) -> Option<(InclineStack, InclineStack)> {
+        StackOnIncline::analyse(self)
     }
 }
 

@@ -1,15 +1,21 @@
-//! `summary.json` of a 3D scene: the run's bodies, drivers, solver totals and cross-check, and
-//! every experiment's measured answer beside its closed form, read from a finished
-//! [`SolidRunner`] (the runner itself only steps and records).
+//! `summary.json` of a 3D scene (SPEC.md §6–8): the run's bodies, drivers, solver totals and
+//! cross-check, and every analysis the scene is beside its closed form, read from a finished
+//! [`SolidRunner`] (the runner itself only steps and records). A new 3D analysis adds its two
+//! fields here and one line in [`SolidRunner::summary`].
 
 use serde::Serialize;
 
+use super::Analysis;
+use super::breakaway::{Breakaway, PullingSpring};
+use super::incline::Incline;
+use super::incline_stack::{InclineStack, StackOnIncline};
 use super::slide_or_tip::{Outcome, SlideOrTip, SlideOrTipAnalytic};
-use super::solid::{Incline, SlideSpin, SolidRunner};
-use super::solid_stack::InclineStack;
-use super::{Breakaway, DriverSummary, StackAccelerations};
+use super::slide_spin::{Puck, SlideSpin};
+use super::stacked_blocks::StackAccelerations;
 use crate::cross_check::CrossCheckReport;
 use crate::cross_check::post_pass::PostPass;
+use crate::run::multibody::DriverSummary;
+use crate::run::multibody::solid::SolidRunner;
 use crate::run::runner::{ExactStick, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::bodies::Material;
@@ -75,12 +81,12 @@ pub struct SolidSummary {
     pub slide_or_tip: Option<SlideOrTip>,
     /// …and by the closed form.
     pub slide_or_tip_analytic: Option<SlideOrTipAnalytic>,
-    /// Two bodies stacked on an incline: measured (`run::multibody::solid_stack`).
+    /// Two bodies stacked on an incline: measured ([`super::incline_stack`]).
     pub incline_stack: Option<InclineStack>,
     /// …and in closed form.
     pub incline_stack_analytic: Option<InclineStack>,
     /// A body pulled by a spring over a fixed half-space: its breakaway, measured
-    /// (`run::multibody::solid_driven`; none if it never broke away)…
+    /// ([`super::breakaway`]; none if it never broke away)…
     pub breakaway: Option<Breakaway>,
     /// …and SPEC.md §8's.
     pub breakaway_analytic: Option<Breakaway>,
@@ -137,15 +143,15 @@ impl SolidRunner {
             Some((m, a)) => (Some(m), Some(a)),
             None => (None, None),
         };
-        let (slide_spin, slide_spin_analytic) = match self.slide_spin() {
+        let (slide_spin, slide_spin_analytic) = match Puck::analyse(self) {
             Some((m, a)) => (Some(m), Some(a)),
             None => (None, None),
         };
-        let (incline_stack, incline_stack_analytic) = match self.incline_stack() {
+        let (incline_stack, incline_stack_analytic) = match StackOnIncline::analyse(self) {
             Some((m, a)) => (Some(m), Some(a)),
             None => (None, None),
         };
-        let (breakaway, breakaway_analytic) = match self.breakaway() {
+        let (breakaway, breakaway_analytic) = match PullingSpring::analyse(self) {
             Some((m, a)) => (m, Some(a)),
             None => (None, None),
         };

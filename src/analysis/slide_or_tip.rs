@@ -1,5 +1,6 @@
-//! A box started at rest on an incline: does it stay, slide or tip (SPEC.md §8)? The closed-form
-//! rule and the rule that reads the outcome off a run.
+//! A box started at rest on an incline: does it stay, slide or tip (SPEC.md §8, 2D and 3D)? The
+//! closed-form rule and the rule that reads the outcome off a run. Lengths in m, angles in
+//! degrees.
 //!
 //! The closed form, for a rigid box of width w (along the surface) and height b (across it) on
 //! an incline of angle θ, with static and kinetic coefficients μ_s ≥ μ_k, its centre of mass at
@@ -20,8 +21,12 @@
 
 use serde::Serialize;
 
+use super::{Analysis, lone_body};
 use crate::contact::Coefficients;
-use crate::energy::Vector;
+use crate::energy::{Vec2, Vec3, Vector};
+use crate::run::multibody::SceneRunner;
+use crate::run::multibody::solid::SolidRunner;
+use crate::scene::multibody::solid_body::SolidShape;
 
 /// The measured outcome is `tip` once the body has turned by more than this, degrees, at any
 /// sample. A box that stays or slides turns only elastically (under 0.1° in the shipped case);
@@ -138,6 +143,151 @@ pub fn extent<const D: usize>(x: &[Vector<D>], axis: &Vector<D>) -> f64 {
             (lo.min(p), hi.max(p))
         });
     hi - lo
+}
+
+/// A lone box at rest on an incline in 2D: one body, no driver, at rest at t = 0, resting at
+/// the end on a fixed obstacle with gravity pressing it on. Its width and height are its
+/// nodes' extents along and across the support at t = 0 (a box or square placed flat on it).
+#[derive(Clone, Debug)]
+pub struct BoxOnIncline {
+    /// The support's unit tangent (downhill, or the normal turned clockwise on a level one).
+    pub tangent: Vec2,
+    /// The closed form's inputs and outcome.
+    pub analytic: SlideOrTipAnalytic,
+}
+
+impl Analysis<SceneRunner> for BoxOnIncline {
+    type Measured = SlideOrTip;
+    type ClosedForm = SlideOrTipAnalytic;
+
+    fn detect(run: &SceneRunner) -> Option<Self> {
+        let sc = &run.scene;
+        if sc.bodies.len() != 1 || !sc.drivers.is_empty() || sc.bodies[0].velocity != Vec2::zeros()
+        {
+            return None;
+        }
+        let s = run.support(0)?;
+        if s.body(sc).is_some() || s.surface_speed != 0.0 {
+            return None;
+        }
+        let into = sc.gravity.dot(&-s.normal);
+        if into <= 0.0 {
+            return None;
+        }
+        let x0 = &sc.bodies[0].mesh.x0;
+        let (width, height) = (extent(x0, &s.tangent), extent(x0, &s.normal));
+        let mu = run.coefficients(0, &s);
+        let tan_theta = sc.gravity.dot(&s.tangent).abs() / into;
+        Some(BoxOnIncline {
+            tangent: s.tangent,
+            analytic: SlideOrTipAnalytic::new(tan_theta, mu, width, height),
+        })
+    }
+
+    /// Its largest |rotation| over the run and its centroid's displacement along the support.
+    fn measure(&self, run: &SceneRunner) -> SlideOrTip {
+        let max_rotation_deg = run
+            .rows
+            .iter()
+            .map(|r| r.bodies[0].rotation.abs())
+            .fold(0.0, f64::max)
+            .to_degrees();
+        let first = run.rows.first().expect("a runner has the row of t = 0");
+        let last = run.rows.last().expect("a runner has the row of t = 0");
+        let displacement_m = Vec2::new(
+            last.bodies[0].x - first.bodies[0].x,
+            last.bodies[0].y - first.bodies[0].y,
+        )
+        .dot(&self.tangent);
+        SlideOrTip {
+            outcome: Outcome::measured(max_rotation_deg, displacement_m, self.analytic.width_m),
+            max_rotation_deg,
+            displacement_m,
+        }
+    }
+
+    fn closed_form(&self, _run: &SceneRunner) -> SlideOrTipAnalytic {
+        self.analytic
+    }
+}
+
+/// A lone cuboid started at rest on an inclined half-space (not a belt) in 3D, without
+/// drivers. Its width is its nodes' extent along the fall line at t = 0 and its height their
+/// extent along the half-space's normal (the box lies on a face), its rotation the tilt of its
+/// local z axis, its displacement the downhill distance at the end.
+#[derive(Clone, Copy, Debug)]
+pub struct CuboidOnIncline {
+    /// The closed form's inputs and outcome.
+    pub analytic: SlideOrTipAnalytic,
+}
+
+impl Analysis<SolidRunner> for CuboidOnIncline {
+    /// None when the last row has no downhill distance.
+    type Measured = Option<SlideOrTip>;
+    type ClosedForm = SlideOrTipAnalytic;
+
+    fn detect(run: &SolidRunner) -> Option<Self> {
+        let sc = &run.scene;
+        let (b, footing) = lone_body(run)?;
+        if !matches!(b.shape, SolidShape::Cuboid { .. })
+            || b.velocity.norm() > 0.0
+            || b.angular_velocity.norm() > 0.0
+        {
+            return None;
+        }
+        let fall: Vec3 = footing.fall_line?;
+        let h = &sc.obstacles[footing.half_space?].1;
+        if h.velocity.norm() > 0.0 {
+            return None;
+        }
+        let into = -sc.gravity.dot(&h.normal);
+        if into <= 0.0 {
+            return None;
+        }
+        let x0 = &b.mesh.x0;
+        let (width, height) = (extent(x0, &fall), extent(x0, &h.normal));
+        let mu = sc.coefficients(0, footing.member);
+        let tan_theta = sc.gravity.dot(&fall) / into;
+        Some(CuboidOnIncline {
+            analytic: SlideOrTipAnalytic::new(tan_theta, mu, width, height),
+        })
+    }
+
+    fn measure(&self, run: &SolidRunner) -> Option<SlideOrTip> {
+        let max_rotation_deg = run
+            .rows
+            .iter()
+            .map(|r| r.bodies[0].tilt)
+            .fold(0.0, f64::max)
+            .to_degrees();
+        let displacement_m = run.rows.last()?.bodies[0].downhill?;
+        Some(SlideOrTip {
+            outcome: Outcome::measured(max_rotation_deg, displacement_m, self.analytic.width_m),
+            max_rotation_deg,
+            displacement_m,
+        })
+    }
+
+    fn closed_form(&self, _run: &SolidRunner) -> SlideOrTipAnalytic {
+        self.analytic
+    }
+}
+
+impl SceneRunner {
+    /// A lone box on an incline, if the scene is one ([`BoxOnIncline`]): what it did and the
+    /// closed form.
+    pub fn slide_or_tip(&self) -> Option<(SlideOrTip, SlideOrTipAnalytic)> {
+        BoxOnIncline::analyse(self)
+    }
+}
+
+impl SolidRunner {
+    /// A lone box started at rest on an inclined half-space (not a belt), if the scene is one
+    /// ([`CuboidOnIncline`]): does it stay, slide or tip, measured and in closed form.
+    pub fn slide_or_tip(&self) -> Option<(SlideOrTip, SlideOrTipAnalytic)> {
+        let (measured, analytic) = CuboidOnIncline::analyse(self)?;
+        Some((measured?, analytic))
+    }
 }
 
 #[cfg(test)]
