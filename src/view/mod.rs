@@ -32,6 +32,7 @@
 
 pub mod bounce;
 mod bounce_view;
+mod cases_view;
 mod chart;
 pub mod lamps;
 pub mod layout;
@@ -68,10 +69,9 @@ use crate::scene::multibody::MultibodyScene;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::{CaseError, CaseKind, Override};
 use bounce_view::BounceView;
-use multibody_view::MultibodyView;
+use cases_view::CasesView;
 use scene_view::SceneView;
 use slope_view::SlopeView;
-use solid_view::SolidView;
 
 /// Which scene the viewer shows without a case file naming one (`--scene`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -293,7 +293,7 @@ fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
         .into_iter()
         .map(|s| multibody::SceneCase::new(s, args.duration))
         .collect::<Result<Vec<_>, _>>()?;
-    show(Box::new(MultibodyView { cases }), args)
+    show(Box::new(CasesView { cases }), args)
 }
 
 /// The refusal of scene files of both dimensions in one `view` (`dimensions[i]` is
@@ -329,7 +329,7 @@ fn view_solids(args: &ViewArgs) -> Result<(), ViewError> {
         .into_iter()
         .map(|s| solid::SolidCase::new(s, args.duration))
         .collect::<Result<Vec<_>, _>>()?;
-    show(Box::new(SolidView { cases }), args)
+    show(Box::new(CasesView { cases }), args)
 }
 
 /// `--select` within the `n` cases loaded.
