@@ -1,9 +1,10 @@
 //! The one view of scene cases (`kind = "scene"`, SPEC.md §7), 2D and 3D: [`CasesView`] steps a
 //! case each (keys 1–9 choose the one shown) and paints it, its HUD and its chart. What a
 //! dimension draws differently — its projection and camera, its shapes, its HUD's body lines,
-//! what its chart plots — is [`ViewedCase`], implemented once per dimension (`multibody_view`
-//! for 2D, `solid_view` for 3D); the stepping, the lamps, the HUD's frame, the chart's axes,
-//! legend and time cursor, the contact dots and the screenshot's name are written here once.
+//! what its chart plots — is [`ViewedRun`], implemented once per dimension (`multibody_view`
+//! for 2D, `solid_view` for 3D); the cases' stepping ([`Case`], `scene_case`), the lamps, the
+//! HUD's frame, the chart's axes, legend and time cursor, the contact dots and the screenshot's
+//! name are written once.
 
 use std::path::{Path, PathBuf};
 
@@ -13,10 +14,10 @@ use super::ViewError;
 use super::chart::{axes, legend, polyline};
 use super::lamps::LampStrip;
 use super::layout::{ChartMap, Rect};
-use super::multibody::ContactCounts;
 use super::paint::{Pen, colour, faded, line};
 use super::panels::hud_lines;
-use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
+use super::scene_case::{Case, CaseRun, ContactCounts};
+use super::scene_view::{SceneView, ViewState, advance_cases, reset_cases};
 use super::solid_layout::Orbit;
 use crate::energy::Vector;
 use crate::graphics::{self, Rgb};
@@ -33,41 +34,30 @@ pub(super) trait Projection<const D: usize> {
     fn project(&self, p: &Vector<D>) -> Option<(f32, f32)>;
 }
 
-/// A scene case of one dimension as [`CasesView`] shows it: its run's figures for the HUD, the
-/// lines only its dimension writes, its picture and its chart's data.
-pub(crate) trait ViewedCase: SteppedCase {
+/// A scene's runner of one dimension as [`CasesView`] shows its [`Case`]: what its scene says
+/// of Newton and its file, the HUD's lines only its dimension writes, its picture and its
+/// chart's data.
+pub(crate) trait ViewedRun: CaseRun {
     /// Written after the case's name on the HUD's first line (the dimension where it is not
     /// the plain 2D).
     const NAME_SUFFIX: &'static str;
-    /// Its lamps.
-    fn lamps(&self) -> &LampStrip;
-    /// The case's name.
-    fn name(&self) -> &str;
-    /// The file it was read from, if any.
-    fn source(&self) -> Option<&Path>;
-    /// Steps taken.
-    fn step_number(&self) -> usize;
-    /// Steps of the whole run.
-    fn total_steps(&self) -> usize;
-    /// Newton's tolerance, m/s.
-    fn tol(&self) -> f64;
+    /// The file the scene was read from, if any.
+    fn source(scene: &Self::Scene) -> Option<&Path>;
+    /// The scene's Newton tolerance, m/s.
+    fn tol(scene: &Self::Scene) -> f64;
     /// Newton's iterations and final residual (m/s) at the last step.
     fn newton(&self) -> (usize, f64);
     /// How many contact pairs stick, are in the transition, and slide now.
-    fn contact_counts(&self) -> ContactCounts;
-    /// The error that stopped the run, if one did.
-    fn error(&self) -> Option<&str>;
-    /// Whether the run is over.
-    fn done(&self) -> bool;
+    fn contact_counts(case: &Case<Self>) -> ContactCounts;
     /// The HUD's lines on the bodies (and drivers) now, after the time and Newton's lines.
-    fn hud_body_lines(&self) -> Vec<String>;
+    fn hud_body_lines(case: &Case<Self>) -> Vec<String>;
     /// The HUD's line on the camera keys' turn (3D), after the contacts' line.
-    fn camera_line(&self, orbit: Orbit) -> Option<String>;
+    fn camera_line(orbit: Orbit) -> Option<String>;
     /// Paints the case's picture into `rect`: its shapes through its camera, contacts, drivers
     /// and, on `view.forces`, its contact forces.
-    fn paint(&self, view: &ViewState, rect: Rect, pen: &Pen);
+    fn paint(case: &Case<Self>, view: &ViewState, rect: Rect, pen: &Pen);
     /// What its chart plots.
-    fn chart(&self) -> CaseChart;
+    fn chart(case: &Case<Self>) -> CaseChart;
 }
 
 /// One line of a case's chart: its colour, legend and (t s, value) points.
@@ -96,18 +86,18 @@ pub(super) struct CaseChart {
 }
 
 /// The scene cases loaded, of one dimension.
-pub(crate) struct CasesView<C> {
+pub(crate) struct CasesView<R: CaseRun> {
     /// The cases, keys 1–9.
-    pub cases: Vec<C>,
+    pub cases: Vec<Case<R>>,
 }
 
-impl<C: ViewedCase> SceneView for CasesView<C> {
+impl<R: ViewedRun> SceneView for CasesView<R> {
     fn case_count(&self) -> usize {
         self.cases.len()
     }
 
     fn step_once(&mut self) -> Result<(), ViewError> {
-        self.cases.iter_mut().for_each(SteppedCase::step);
+        self.cases.iter_mut().for_each(Case::step);
         Ok(())
     }
 
@@ -125,11 +115,11 @@ impl<C: ViewedCase> SceneView for CasesView<C> {
     }
 
     fn lamps(&self, selected: usize) -> &LampStrip {
-        self.cases[selected].lamps()
+        &self.cases[selected].lamps
     }
 
     fn paint_scene(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        self.cases[view.selected].paint(view, rect, pen);
+        R::paint(&self.cases[view.selected], view, rect, pen);
     }
 
     fn paint_hud(&self, view: &ViewState, rect: Rect, pen: &Pen) {
@@ -142,7 +132,7 @@ impl<C: ViewedCase> SceneView for CasesView<C> {
 
     fn screenshot_name(&self, selected: usize) -> PathBuf {
         let case = &self.cases[selected];
-        screenshot_file(case.source(), case.step_number())
+        screenshot_file(R::source(&case.scene), case.runner.steps_done())
     }
 }
 
@@ -173,32 +163,32 @@ fn newton_line(step: usize, iterations: usize, residual: f64, tol: f64) -> Strin
 
 /// The HUD of the case shown: which case, time and step, Newton's last step, the case's body
 /// lines, its contacts by regime, the camera's line (3D), how the run stopped, the status line.
-fn hud<C: ViewedCase>(cases: &[C], view: &ViewState, rect: Rect, pen: &Pen) {
+fn hud<R: ViewedRun>(cases: &[Case<R>], view: &ViewState, rect: Rect, pen: &Pen) {
     let sel = view.selected;
     let c = &cases[sel];
-    let step = c.step_number();
-    let (iterations, residual) = c.newton();
+    let step = c.runner.steps_done();
+    let (iterations, residual) = c.runner.newton();
     let mut lines = vec![
         format!(
             "case {}/{}: {}{}",
             sel + 1,
             cases.len(),
-            c.name(),
-            C::NAME_SUFFIX
+            c.runner.name(),
+            R::NAME_SUFFIX
         ),
-        time_line(c.time(), step, c.total_steps(), c.h()),
-        newton_line(step, iterations, residual, c.tol()),
+        time_line(c.time(), step, c.runner.total_steps(), R::h(&c.scene)),
+        newton_line(step, iterations, residual, R::tol(&c.scene)),
     ];
-    lines.extend(c.hud_body_lines());
-    let n = c.contact_counts();
+    lines.extend(R::hud_body_lines(c));
+    let n = R::contact_counts(c);
     lines.push(format!(
         "contacts: {} stick, {} transition, {} slide",
         n.stick, n.transition, n.slide
     ));
-    lines.extend(c.camera_line(view.orbit));
-    if let Some(e) = c.error() {
+    lines.extend(R::camera_line(view.orbit));
+    if let Some(e) = &c.error {
         lines.push(format!("stopped by an error: {e}"));
-    } else if c.done() {
+    } else if c.runner.done() {
         lines.push("the run is over (R starts it again)".to_owned());
     }
     lines.push(String::new());
@@ -206,12 +196,12 @@ fn hud<C: ViewedCase>(cases: &[C], view: &ViewState, rect: Rect, pen: &Pen) {
     hud_lines(rect, &lines, pen);
 }
 
-/// The case's chart ([`ViewedCase::chart`]) over the whole run's time: its lines, its dashed
+/// The case's chart ([`ViewedRun::chart`]) over the whole run's time: its lines, its dashed
 /// levels, the legend and a faint line at the time now.
-fn chart<C: ViewedCase>(c: &C, panel: Rect, pen: &Pen) {
-    let h = c.h();
-    let t_end = (c.total_steps() as f64 * h).max(h);
-    let data = c.chart();
+fn chart<R: ViewedRun>(c: &Case<R>, panel: Rect, pen: &Pen) {
+    let h = R::h(&c.scene);
+    let t_end = (c.runner.total_steps() as f64 * h).max(h);
+    let data = R::chart(c);
     let map = axes(
         panel,
         (0.0, t_end),

@@ -6,42 +6,20 @@
 
 use std::path::Path;
 
-use super::cases_view::{CaseChart, HUD_BODIES, Series, ViewedCase};
-use super::lamps::LampStrip;
+use super::cases_view::{CaseChart, HUD_BODIES, Series, ViewedRun};
 use super::layout::Rect;
-use super::multibody::{ContactCounts, SceneCase};
+use super::multibody::SceneCase;
 use super::multibody_paint;
 use super::paint::Pen;
-use super::scene_view::{SteppedCase, ViewState};
+use super::scene_case::ContactCounts;
+use super::scene_view::ViewState;
 use super::solid_layout::Orbit;
 use crate::graphics;
-use crate::run::multibody::SLIP_SPEED_OVER_EPS_V;
-use crate::scene::multibody::DriverKind;
+use crate::run::multibody::{SLIP_SPEED_OVER_EPS_V, SceneRunner};
+use crate::scene::multibody::{DriverKind, MultibodyScene};
 
 /// Drivers the HUD lists by name.
 pub const HUD_DRIVERS: usize = 2;
-
-impl SteppedCase for SceneCase {
-    fn step(&mut self) {
-        SceneCase::step(self);
-    }
-
-    fn can_step(&self) -> bool {
-        SceneCase::can_step(self)
-    }
-
-    fn time(&self) -> f64 {
-        SceneCase::time(self)
-    }
-
-    fn h(&self) -> f64 {
-        self.scene.h
-    }
-
-    fn reset(&mut self) -> Result<(), String> {
-        SceneCase::reset(self).map_err(|e| e.to_string())
-    }
-}
 
 fn kind_name(kind: &DriverKind) -> &'static str {
     match kind {
@@ -51,57 +29,32 @@ fn kind_name(kind: &DriverKind) -> &'static str {
     }
 }
 
-impl ViewedCase for SceneCase {
+impl ViewedRun for SceneRunner {
     const NAME_SUFFIX: &'static str = "";
 
-    fn lamps(&self) -> &LampStrip {
-        &self.lamps
+    fn source(scene: &MultibodyScene) -> Option<&Path> {
+        scene.source.as_deref()
     }
 
-    fn name(&self) -> &str {
-        &self.scene.name
-    }
-
-    fn source(&self) -> Option<&Path> {
-        self.scene.source.as_deref()
-    }
-
-    fn step_number(&self) -> usize {
-        self.runner.sim.step
-    }
-
-    fn total_steps(&self) -> usize {
-        self.runner.total_steps()
-    }
-
-    fn tol(&self) -> f64 {
-        self.scene.tol
+    fn tol(scene: &MultibodyScene) -> f64 {
+        scene.tol
     }
 
     fn newton(&self) -> (usize, f64) {
-        self.runner
-            .rows
+        self.rows
             .last()
             .map_or((0, 0.0), |r| (r.newton_iterations, r.final_residual))
     }
 
-    fn contact_counts(&self) -> ContactCounts {
-        SceneCase::contact_counts(self)
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.error.as_deref()
-    }
-
-    fn done(&self) -> bool {
-        self.runner.done()
+    fn contact_counts(case: &SceneCase) -> ContactCounts {
+        case.contact_counts()
     }
 
     /// Every body's speed and slip (sliding above the runner's 2 ε_v, or not in contact) and
     /// every driver's force, N.
-    fn hud_body_lines(&self) -> Vec<String> {
-        let sc = &self.scene;
-        let Some(row) = self.runner.rows.last() else {
+    fn hud_body_lines(case: &SceneCase) -> Vec<String> {
+        let sc = &case.scene;
+        let Some(row) = case.runner.rows.last() else {
             return Vec::new();
         };
         let mut lines = Vec::new();
@@ -143,23 +96,23 @@ impl ViewedCase for SceneCase {
         lines
     }
 
-    fn camera_line(&self, _orbit: Orbit) -> Option<String> {
+    fn camera_line(_orbit: Orbit) -> Option<String> {
         None
     }
 
-    fn paint(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        multibody_paint::scene(self, view.forces, rect, pen);
+    fn paint(case: &SceneCase, view: &ViewState, rect: Rect, pen: &Pen) {
+        multibody_paint::scene(case, view.forces, rect, pen);
     }
 
     /// Every driver's force against time (a spring's tension along its line, another driver's
     /// force magnitude), and for a spring on a belt SPEC.md §8's F_max = μ_s N and
     /// F_min = (2μ_k − μ_s) N ([`crate::run::multibody::SceneRunner::stick_slip`]'s closed
     /// form), N.
-    fn chart(&self) -> CaseChart {
-        let analytic = self.runner.stick_slip().map(|(_, a)| a);
+    fn chart(case: &SceneCase) -> CaseChart {
+        let analytic = case.runner.stick_slip().map(|(_, a)| a);
         let mut lo = 0.0f64;
         let mut hi = 0.0f64;
-        for (_, v) in &self.chart {
+        for (_, v) in &case.own.chart {
             for &f in v {
                 lo = lo.min(f);
                 hi = hi.max(f);
@@ -173,12 +126,12 @@ impl ViewedCase for SceneCase {
             hi = lo + 1.0;
         }
         let span = hi - lo;
-        let title = if self.scene.drivers.is_empty() {
+        let title = if case.scene.drivers.is_empty() {
             "no drivers: nothing to chart"
         } else {
             "drivers' forces against time (a spring: its tension); on a belt F_max = μ_s N, F_min = (2μ_k − μ_s) N"
         };
-        let series = self
+        let series = case
             .scene
             .drivers
             .iter()
@@ -191,7 +144,7 @@ impl ViewedCase for SceneCase {
                 Series {
                     colour: graphics::case_colour(d),
                     label: format!("{} {what}", spec.name),
-                    points: self.chart.iter().map(|(t, v)| (*t, v[d])).collect(),
+                    points: case.own.chart.iter().map(|(t, v)| (*t, v[d])).collect(),
                 }
             })
             .collect();

@@ -15,19 +15,20 @@ use macroquad::models::{Mesh, Vertex, draw_line_3d, draw_mesh};
 use macroquad::shapes::draw_rectangle;
 use macroquad::window::screen_height;
 
-use super::cases_view::{CaseChart, HUD_BODIES, Projection, Series, ViewedCase, contact_dots};
-use super::lamps::LampStrip;
+use super::cases_view::{CaseChart, HUD_BODIES, Projection, Series, ViewedRun, contact_dots};
 use super::layout::Rect;
-use super::multibody::ContactCounts;
 use super::multibody_layout::body_fill;
 use super::paint::{Pen, arrow, colour, fill, force_legend, frame, line};
-use super::scene_view::{SteppedCase, ViewState};
+use super::scene_case::ContactCounts;
+use super::scene_view::ViewState;
 use super::solid::{FORCE_ARROW_OF_RADIUS, SolidCase};
 use super::solid_layout::{
     FOVY_RAD, MESH_FILL, Orbit, Patch, SolidCamera, gl, half_space_patch, shade, viewport,
 };
 use crate::energy::Vec3;
 use crate::graphics::{self, Rgb};
+use crate::run::multibody::solid::SolidRunner;
+use crate::scene::multibody::solid::SolidScene;
 
 /// Triangles per draw call: macroquad clamps a draw call's geometry (3 vertices and 3 indices
 /// a triangle, under its 5000 indices).
@@ -38,28 +39,6 @@ const DRIVER_ARROW_OF_RADIUS: f64 = 0.3;
 /// A half-space's grid lines are lifted off its patch by this share of the framed radius, so
 /// that the depth test shows them.
 pub const GRID_LIFT: f64 = 2e-3;
-
-impl SteppedCase for SolidCase {
-    fn step(&mut self) {
-        SolidCase::step(self);
-    }
-
-    fn can_step(&self) -> bool {
-        SolidCase::can_step(self)
-    }
-
-    fn time(&self) -> f64 {
-        SolidCase::time(self)
-    }
-
-    fn h(&self) -> f64 {
-        self.scene.h
-    }
-
-    fn reset(&mut self) -> Result<(), String> {
-        SolidCase::reset(self).map_err(|e| e.to_string())
-    }
-}
 
 /// The perspective camera on the scene view `rect` as its projection.
 struct Perspective<'a> {
@@ -73,57 +52,32 @@ impl Projection<3> for Perspective<'_> {
     }
 }
 
-impl ViewedCase for SolidCase {
+impl ViewedRun for SolidRunner {
     const NAME_SUFFIX: &'static str = " (3D)";
 
-    fn lamps(&self) -> &LampStrip {
-        &self.lamps
+    fn source(scene: &SolidScene) -> Option<&Path> {
+        scene.source.as_deref()
     }
 
-    fn name(&self) -> &str {
-        &self.scene.name
-    }
-
-    fn source(&self) -> Option<&Path> {
-        self.scene.source.as_deref()
-    }
-
-    fn step_number(&self) -> usize {
-        self.runner.sim.step
-    }
-
-    fn total_steps(&self) -> usize {
-        self.runner.total_steps()
-    }
-
-    fn tol(&self) -> f64 {
-        self.scene.tol
+    fn tol(scene: &SolidScene) -> f64 {
+        scene.tol
     }
 
     fn newton(&self) -> (usize, f64) {
-        self.runner
-            .rows
+        self.rows
             .last()
             .map_or((0, 0.0), |r| (r.newton_iterations, r.final_residual))
     }
 
-    fn contact_counts(&self) -> ContactCounts {
-        SolidCase::contact_counts(self)
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.error.as_deref()
-    }
-
-    fn done(&self) -> bool {
-        self.runner.done()
+    fn contact_counts(case: &SolidCase) -> ContactCounts {
+        case.contact_counts()
     }
 
     /// Every body's centroid speed (m/s), angular speed (rad/s) and tilt, its slip and
     /// smallest distance (m).
-    fn hud_body_lines(&self) -> Vec<String> {
-        let sc = &self.scene;
-        let Some(row) = self.runner.rows.last() else {
+    fn hud_body_lines(case: &SolidCase) -> Vec<String> {
+        let sc = &case.scene;
+        let Some(row) = case.runner.rows.last() else {
             return Vec::new();
         };
         let mut lines = Vec::new();
@@ -154,23 +108,23 @@ impl ViewedCase for SolidCase {
         lines
     }
 
-    fn camera_line(&self, orbit: Orbit) -> Option<String> {
+    fn camera_line(orbit: Orbit) -> Option<String> {
         Some(camera_line(orbit))
     }
 
-    fn paint(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        scene(self, view.forces, view.orbit, rect, pen);
+    fn paint(case: &SolidCase, view: &ViewState, rect: Rect, pen: &Pen) {
+        scene(case, view.forces, view.orbit, rect, pen);
     }
 
     /// Every body's centroid speed against time, m/s (the runner's rows).
-    fn chart(&self) -> CaseChart {
-        let rows = &self.runner.rows;
+    fn chart(case: &SolidCase) -> CaseChart {
+        let rows = &case.runner.rows;
         let hi = rows
             .iter()
             .flat_map(|r| r.bodies.iter().map(|b| b.velocity.norm()))
             .fold(0.0f64, f64::max);
         let hi = if hi > 0.0 { hi } else { 1.0 };
-        let series = self
+        let series = case
             .scene
             .bodies
             .iter()
@@ -252,7 +206,7 @@ fn scene(case: &SolidCase, forces: bool, orbit: Orbit, rect: Rect, pen: &Pen) {
         spacing = spacing.or(Some(every));
     }
     let x = case.runner.mesh_positions();
-    let surface = &case.surface;
+    let surface = &case.own.surface;
     let first_mesh = case.scene.first_mesh();
     for m in (0..case.scene.bodies.len()).chain(first_mesh..case.scene.members()) {
         let tris: Vec<[Vec3; 3]> = surface
