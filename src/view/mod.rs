@@ -4,20 +4,24 @@
 //!   per-step checks, node states and forces);
 //! * [`bounce`]: seed 001's bounce scene (three balls through the impulse law), a case of
 //!   `kind = "bounce"` (`cases/bounce.toml`);
-//! * [`multibody`]: a scene case's state (`kind = "scene"`, SPEC.md §7: a
-//!   [`SceneRunner`](crate::run::multibody::SceneRunner) stepped one step at a time, its lamps
-//!   and chart history); [`multibody_layout`] frames it and places a belt's marks (pure, for the
-//!   tests); `multibody_paint` paints it and `multibody_view` is its `SceneView`;
-//! * [`solid`]: a 3D scene case's state (`kind = "scene"`, `dimension = 3`, SPEC.md §7: a
-//!   [`SolidRunner`](crate::run::multibody::solid::SolidRunner) stepped one step at a time, its
-//!   lamps and boundary surface); [`solid_layout`] is its perspective camera, projection and
-//!   half-space patches (pure, for the tests); `solid_view` paints it through macroquad's
-//!   `Camera3D` and is its `SceneView`;
+//! * [`scene_case`]: a scene case's state, 2D or 3D (`kind = "scene"`, SPEC.md §7):
+//!   [`Case<R>`](scene_case::Case), a runner stepped one step at a time through `SceneSteps`,
+//!   its lamps and what only its dimension keeps; [`CaseRun`](scene_case::CaseRun) is what
+//!   differs per dimension;
+//! * [`multibody`]: the 2D runner as a `CaseRun` ([`SceneCase`](multibody::SceneCase): its
+//!   analytic check and chart history); [`multibody_layout`] frames it and places a belt's marks
+//!   (pure, for the tests); `multibody_paint` paints it through the flat camera;
+//! * [`solid`]: the 3D runner as a `CaseRun` ([`SolidCase`](solid::SolidCase): its closed-form
+//!   checks and boundary surface); [`solid_layout`] is its perspective camera, projection and
+//!   half-space patches (pure, for the tests);
+//! * `cases_view`: the one scene view of 2D and 3D cases, `CasesView<R>`: stepping, lamps, the
+//!   HUD's frame, the chart's axes and legend, the contact dots, written once; the trait
+//!   `ViewedRun` is what a dimension draws differently, implemented in `multibody_view` (2D)
+//!   and `solid_view` (3D, through macroquad's `Camera3D`);
 //! * [`lamps`]: the strip of lamps (green while a check holds, red for good once it fails);
 //! * [`layout`]: the panels and the world→screen transforms (pure, for the tests);
 //! * `scene_view`: the trait `SceneView` a scene implements to be shown: step, paint its scene,
-//!   HUD and chart, give its lamps; `slope_view`, `bounce_view`, `multibody_view` and
-//!   `solid_view` implement it;
+//!   HUD and chart, give its lamps; `slope_view`, `bounce_view` and `cases_view` implement it;
 //! * `window`: the window loop (keys, clock, lamps' panel, screenshots), which knows no scene;
 //! * `paint`, `chart`, `panels`: the drawing primitives, the charts' toolkit, the lamp strip and
 //!   the HUD's text, shared by the scenes;
@@ -32,6 +36,7 @@
 
 pub mod bounce;
 mod bounce_view;
+mod cases_view;
 mod chart;
 pub mod lamps;
 pub mod layout;
@@ -42,6 +47,7 @@ mod multibody_view;
 mod paint;
 mod panels;
 mod rigid;
+pub mod scene_case;
 mod scene_view;
 pub mod slope;
 mod slope_view;
@@ -59,7 +65,8 @@ use clap::{Args, ValueEnum};
 use crate::console::{BadOption, check_overrides, check_positive};
 use crate::cross_check::impulse_law::SharedBackend;
 use crate::gpu::{self, GpuError, GpuMode};
-use crate::run::multibody::SceneRunError;
+use crate::run::multibody::solid::SolidRunner;
+use crate::run::multibody::{SceneRunError, SceneRunner};
 use crate::run::runner::RunError;
 use crate::run::runner::RunOptions;
 use crate::scene::bounce::BounceCase;
@@ -68,10 +75,10 @@ use crate::scene::multibody::MultibodyScene;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::{CaseError, CaseKind, Override};
 use bounce_view::BounceView;
-use multibody_view::MultibodyView;
+use cases_view::{CasesView, ViewedRun};
+use scene_case::Case;
 use scene_view::SceneView;
 use slope_view::SlopeView;
-use solid_view::SolidView;
 
 /// Which scene the viewer shows without a case file naming one (`--scene`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -258,7 +265,7 @@ fn view_slopes(args: &ViewArgs) -> Result<(), ViewError> {
 }
 
 /// The scene cases of `args` (`kind = "scene"`, each file's checked first): a
-/// [`MultibodyView`] of 2D scenes or a [`SolidView`] of 3D ones, by the files' `dimension` (one
+/// `CasesView` of 2D scenes or of 3D ones, by the files' `dimension` (one
 /// dimension for all, else [`mixed_dimensions`]). `--gpu` does not apply (a scene's view runs no impulse law) and is
 /// ignored.
 fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
@@ -285,15 +292,7 @@ fn view_scenes(args: &ViewArgs) -> Result<(), ViewError> {
     for scene in &scenes {
         crate::api::check_scene_duration(scene, args.duration)?;
     }
-    check_select(args.select, scenes.len())?;
-    if !display_available() {
-        return Err(ViewError::NoDisplay);
-    }
-    let cases = scenes
-        .into_iter()
-        .map(|s| multibody::SceneCase::new(s, args.duration))
-        .collect::<Result<Vec<_>, _>>()?;
-    show(Box::new(MultibodyView { cases }), args)
+    show_cases::<SceneRunner>(scenes, args)
 }
 
 /// The refusal of scene files of both dimensions in one `view` (`dimensions[i]` is
@@ -311,7 +310,7 @@ pub fn mixed_dimensions(files: &[PathBuf], dimensions: &[usize]) -> Option<CaseE
     })
 }
 
-/// The 3D scene cases of `args` (`kind = "scene"`, `dimension = 3`), a [`SolidView`].
+/// The 3D scene cases of `args` (`kind = "scene"`, `dimension = 3`), a `CasesView`.
 fn view_solids(args: &ViewArgs) -> Result<(), ViewError> {
     let scenes = args
         .cases
@@ -321,15 +320,24 @@ fn view_solids(args: &ViewArgs) -> Result<(), ViewError> {
     for scene in &scenes {
         crate::api::check_duration_steps(scene.settings.h, args.duration)?;
     }
+    show_cases::<SolidRunner>(scenes, args)
+}
+
+/// Scene cases of one dimension, loaded and checked, in the one scene view: `--select` within
+/// them and the display checked, every case started at t = 0.
+fn show_cases<R: ViewedRun + 'static>(
+    scenes: Vec<R::Scene>,
+    args: &ViewArgs,
+) -> Result<(), ViewError> {
     check_select(args.select, scenes.len())?;
     if !display_available() {
         return Err(ViewError::NoDisplay);
     }
     let cases = scenes
         .into_iter()
-        .map(|s| solid::SolidCase::new(s, args.duration))
+        .map(|s| Case::<R>::new(s, args.duration))
         .collect::<Result<Vec<_>, _>>()?;
-    show(Box::new(SolidView { cases }), args)
+    show(Box::new(CasesView { cases }), args)
 }
 
 /// `--select` within the `n` cases loaded.

@@ -1,15 +1,14 @@
-//! A scene case (`kind = "scene"`, SPEC.md §7) for the viewer: a [`SceneRunner`] stepped one
-//! step at a time, its lamps, and the history its chart draws. Nothing here draws; the stepping
-//! is the runner's own ([`SceneRunner::step`]), the checks its own figures.
+//! A 2D scene case (`kind = "scene"`, SPEC.md §7) for the viewer: the [`SceneRunner`] as a
+//! [`CaseRun`] (its lamps, its analytic check judged as it runs, the history its chart draws)
+//! and what the view reads of a [`SceneCase`] (drivers' ends, contacts, node forces). Nothing
+//! here draws; the stepping is the runner's own, the checks its own figures.
 
-use crate::contact::PairDistance;
-use crate::energy::{Vec2, Vector};
+use crate::energy::Vec2;
 use crate::run::multibody::{ContactState, SceneRunError, SceneRunner};
 use crate::run::runner::SolverTotals;
 use crate::scene::multibody::{DriverKind, MultibodyScene};
-use crate::solver::Simulation;
 
-use super::lamps::LampStrip;
+use super::scene_case::{Case, CaseRun, ContactCounts, contact_regimes};
 
 /// The lamps every scene has, in display order (then those of [`AnalyticCheck`]).
 pub const SCENE_LAMPS: [&str; 3] = [
@@ -72,99 +71,8 @@ impl AnalyticCheck {
     }
 }
 
-/// How many contact pairs stick, are in the transition, and slide ([`ContactState`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ContactCounts {
-    /// Sticking.
-    pub stick: usize,
-    /// In the static-to-kinetic transition.
-    pub transition: usize,
-    /// Sliding.
-    pub slide: usize,
-}
-
-impl ContactCounts {
-    /// The counts of `states`.
-    pub fn of(states: impl IntoIterator<Item = ContactState>) -> ContactCounts {
-        let mut n = ContactCounts::default();
-        for s in states {
-            match s {
-                ContactState::Stick => n.stick += 1,
-                ContactState::Transition => n.transition += 1,
-                ContactState::Slide => n.slide += 1,
-            }
-        }
-        n
-    }
-}
-
-/// Every contact pair of `sim` within `dhat` (m) now with a positive normal force (the
-/// vertex–vertex corrections' negative ones left out), with its point ([`PairDistance::point`],
-/// m) and its regime: the pairs, slips and rule of `contacts.csv` (SPEC.md §7;
-/// [`PairDistance::slip`] at the current velocities, [`ContactState::of_slip`] with `eps_v`,
-/// m/s), in 2D and 3D.
-pub fn contact_regimes<const D: usize>(
-    sim: &Simulation<D>,
-    dhat: f64,
-    eps_v: f64,
-) -> Vec<(Vector<D>, ContactState)> {
-    let mut pairs: Vec<PairDistance<D>> = Vec::new();
-    if let Some(c) = sim.contact() {
-        c.distances(&sim.x, &mut pairs);
-    }
-    pairs
-        .iter()
-        .filter(|p| p.distance < dhat && p.normal_force > 0.0 && p.len > 0)
-        .map(|p| {
-            (
-                p.point(&sim.x),
-                ContactState::of_slip(p.slip(&sim.v).norm(), eps_v),
-            )
-        })
-        .collect()
-}
-
-/// Judges the three lamps every scene has (in [`SCENE_LAMPS`]' order) on step `step`: its
-/// outcome (the error's text when Newton failed), and the run's `totals` (the smallest
-/// distance, m, and the most `elements` turned over: triangles in 2D, tetrahedra in 3D). A
-/// failed step judges the convergence lamp only.
-pub(super) fn judge_run_lamps(
-    lamps: &mut LampStrip,
-    step: usize,
-    outcome: &Result<(), String>,
-    totals: &SolverTotals,
-    elements: &str,
-) {
-    if let Err(text) = outcome {
-        lamps.lamps[1].judge(step, Some(false), || text.clone());
-        return;
-    }
-    lamps.lamps[1].judge(step, Some(true), String::new);
-    let d = totals.min_distance;
-    lamps.lamps[0].judge(step, Some(d > 0.0), || {
-        format!("by step {step}: min distance {d:.3e} m")
-    });
-    let inverted = totals.max_inverted_triangles;
-    lamps.lamps[2].judge(step, Some(inverted == 0), || {
-        format!(
-            "{inverted} {elements} of a body turned over at t = {:.3} s",
-            totals.first_inversion_time.unwrap_or(f64::NAN)
-        )
-    });
-}
-
-/// One scene case in the viewer.
-pub struct SceneCase {
-    /// The case as loaded (kept for reset).
-    pub scene: MultibodyScene,
-    /// `--duration`, s, if given.
-    pub duration: Option<f64>,
-    /// The run.
-    pub runner: SceneRunner,
-    /// The error that stopped the run, if one did.
-    pub error: Option<String>,
-    /// The lamps ([`SCENE_LAMPS`], then the analytic check's).
-    pub lamps: LampStrip,
+/// What a 2D case keeps beside its run.
+pub struct SceneOwn {
     /// The analytic check its lamp judges, if the scene has one.
     pub analytic: Option<AnalyticCheck>,
     /// (t, every driver's charted force), one entry a step and t = 0: a spring's tension
@@ -173,71 +81,60 @@ pub struct SceneCase {
     pub chart: Vec<(f64, Vec<f64>)>,
 }
 
-impl SceneCase {
-    /// A case at t = 0, run for `duration` s (the case's when `None`).
-    pub fn new(scene: MultibodyScene, duration: Option<f64>) -> Result<SceneCase, SceneRunError> {
-        let runner = SceneRunner::new(scene.clone(), duration)?;
-        let analytic = AnalyticCheck::of(&scene);
-        let mut names = SCENE_LAMPS.to_vec();
-        names.extend(analytic.map(AnalyticCheck::lamp));
-        let mut case = SceneCase {
-            scene,
-            duration,
-            runner,
-            error: None,
-            lamps: LampStrip::new(&names),
+/// One 2D scene case in the viewer.
+pub type SceneCase = Case<SceneRunner>;
+
+impl CaseRun for SceneRunner {
+    type Scene = MultibodyScene;
+    type Own = SceneOwn;
+    const LAMPS: [&'static str; 3] = SCENE_LAMPS;
+    const ELEMENTS: &'static str = "triangle(s)";
+
+    fn start(scene: MultibodyScene, duration: Option<f64>) -> Result<Self, SceneRunError> {
+        SceneRunner::new(scene, duration)
+    }
+
+    fn own(scene: &MultibodyScene, _runner: &Self) -> (SceneOwn, Vec<&'static str>) {
+        let analytic = AnalyticCheck::of(scene);
+        let own = SceneOwn {
             analytic,
             chart: Vec::new(),
         };
-        case.record_chart();
-        Ok(case)
+        (own, analytic.map(AnalyticCheck::lamp).into_iter().collect())
     }
 
-    /// Back to t = 0 (lamps too).
-    pub fn reset(&mut self) -> Result<(), SceneRunError> {
-        *self = SceneCase::new(self.scene.clone(), self.duration)?;
-        Ok(())
+    fn time(&self) -> f64 {
+        self.sim.time()
     }
 
-    /// Whether the case can take another step (not at its end, not stopped by an error).
-    pub fn can_step(&self) -> bool {
-        self.error.is_none() && !self.runner.done()
+    fn h(scene: &MultibodyScene) -> f64 {
+        scene.settings.h
     }
 
-    /// Simulated time, s.
-    pub fn time(&self) -> f64 {
-        self.runner.sim.time()
+    fn totals(&self) -> &SolverTotals {
+        &self.totals
     }
 
-    /// Takes one step ([`SceneRunner::step`]) and judges the lamps on it. A failed step turns
-    /// the convergence lamp red and stops the case.
-    pub fn step(&mut self) {
-        if !self.can_step() {
-            return;
+    /// The analytic lamp every [`ANALYTIC_EVERY_S`] and at the end.
+    fn after_step(case: &mut SceneCase, step: usize) {
+        let every = (ANALYTIC_EVERY_S / case.scene.settings.h).round().max(1.0) as usize;
+        if step.is_multiple_of(every) || case.runner.done() {
+            case.judge_analytic(step);
         }
-        let step = self.runner.sim.step + 1;
-        let outcome = self.runner.step().map_err(|e| e.to_string());
-        judge_run_lamps(
-            &mut self.lamps,
-            step,
-            &outcome,
-            &self.runner.totals,
-            "triangle(s)",
-        );
-        if let Err(text) = outcome {
-            self.error = Some(text);
-            return;
-        }
-        let every = (ANALYTIC_EVERY_S / self.scene.settings.h).round().max(1.0) as usize;
-        if step.is_multiple_of(every) || self.runner.done() {
-            self.judge_analytic(step);
-        }
-        self.record_chart();
     }
 
+    /// Appends this state's charted driver forces.
+    fn record(case: &mut SceneCase) {
+        let values = case.driver_chart_values();
+        let t = case.time();
+        case.own.chart.push((t, values));
+    }
+}
+
+impl SceneCase {
     /// The analytic lamp on the runner's measured figures so far against its closed form.
     fn judge_analytic(&mut self, step: usize) {
-        let Some(check) = self.analytic else {
+        let Some(check) = self.own.analytic else {
             return;
         };
         let off = |m: f64, a: f64| (m / a - 1.0).abs();
@@ -282,12 +179,6 @@ impl SceneCase {
             AnalyticCheck::Stack => (None, String::new()),
         };
         self.lamps.lamps[SCENE_LAMPS.len()].judge(step, outcome, || detail);
-    }
-
-    /// Appends this state's charted driver forces.
-    fn record_chart(&mut self) {
-        let values = self.driver_chart_values();
-        self.chart.push((self.time(), values));
     }
 
     /// Every driver's charted force now, N: a spring's tension along its line, another
@@ -350,8 +241,9 @@ impl SceneCase {
 
     /// Every contact pair within d̂ now with a positive normal force (the vertex–vertex
     /// corrections' negative ones left out), with its point (the stencil's first node) and its
-    /// regime: the pairs, slips and rule of `contacts.csv` ([`PairDistance::slip`] at the
-    /// current velocities, [`ContactState::of_slip`]).
+    /// regime: the pairs, slips and rule of `contacts.csv`
+    /// ([`PairDistance::slip`](crate::contact::PairDistance::slip) at the current velocities,
+    /// [`ContactState::of_slip`]).
     pub fn contact_points(&self) -> Vec<(Vec2, ContactState)> {
         contact_regimes(
             &self.runner.sim,

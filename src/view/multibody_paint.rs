@@ -1,4 +1,4 @@
-//! Paints a scene case into the scene view: the half-spaces (ground, hatching, a belt's moving
+//! Paints a 2D scene case into the scene view: the half-spaces (ground, hatching, a belt's moving
 //! marks), the polylines, every body (its triangles filled, its edges, its boundary), the
 //! drivers (a spring as a zig-zag to its anchor, a prescribed motion's nodes and direction, a
 //! force's arrow), the contact pairs coloured by regime, and on key F the contact forces.
@@ -6,6 +6,7 @@
 use macroquad::math::vec2;
 use macroquad::shapes::{draw_circle, draw_rectangle, draw_triangle};
 
+use super::cases_view::{CONTACT_RADIUS, Projection, contact_colour, contact_dots};
 use super::layout::{Camera, Rect, slope_segment};
 use super::multibody::SceneCase;
 use super::multibody_layout::{belt_marks, body_fill, mark_segment, scene_camera, surface_tangent};
@@ -22,8 +23,6 @@ use crate::scene::multibody::{DriverKind, ObstacleShape};
 pub const BOUNDARY_THICKNESS: f32 = 2.0;
 /// Belt marks, px.
 pub const MARK_THICKNESS: f32 = 3.0;
-/// Radius of a contact pair's dot, px.
-pub const CONTACT_RADIUS: f32 = 4.0;
 /// The longest contact-force arrow, px (the others in proportion).
 pub const LONGEST_ARROW_PX: f64 = 60.0;
 /// A force driver's arrow, px (its size is written beside it).
@@ -31,12 +30,10 @@ pub const FORCE_ARROW_PX: f32 = 45.0;
 /// Spacing of a ground's hatching, px.
 const HATCH_EVERY_PX: f32 = 12.0;
 
-/// The colour of a contact regime.
-pub fn contact_colour(s: ContactState) -> graphics::Rgb {
-    match s {
-        ContactState::Stick => graphics::NODE_STICKING,
-        ContactState::Transition => graphics::CONTACT_TRANSITION,
-        ContactState::Slide => graphics::NODE_SLIDING,
+/// The flat camera as the scene view's projection: every world point shows somewhere.
+impl Projection<2> for Camera {
+    fn project(&self, p: &Vec2) -> Option<(f32, f32)> {
+        Some(self.to_screen(p))
     }
 }
 
@@ -54,12 +51,7 @@ pub(super) fn scene(case: &SceneCase, forces: bool, rect: Rect, pen: &Pen) {
     }
     bodies(case, &cam);
     drivers(case, &cam, pen);
-    for (p, s) in case.contact_points() {
-        let (x, y) = cam.to_screen(&p);
-        if rect.contains(x, y) {
-            draw_circle(x, y, CONTACT_RADIUS, colour(contact_colour(s)));
-        }
-    }
+    contact_dots(&case.contact_points(), &cam, rect);
     if forces {
         force_arrows(case, &cam, pen);
     }

@@ -1,7 +1,7 @@
 //! What the window asks of a scene: [`SceneView`]. The window loop (`window`) owns the keys, the
 //! clock, the layout, the lamps' panel, the help line and the screenshots, and knows no scene;
-//! each scene (`slope_view`, `bounce_view`, `multibody_view`, `solid_view`) steps and paints
-//! itself.
+//! each scene (`slope_view`, `bounce_view`, `cases_view` for 2D and 3D scene cases) steps and
+//! paints itself.
 
 use std::path::PathBuf;
 

@@ -1,7 +1,8 @@
-//! A 3D scene case (`kind = "scene"`, `dimension = 3`, SPEC.md §7) for the viewer: a
-//! [`SolidRunner`] stepped one step at a time, its lamps, and the boundary surface its painter
-//! draws. Nothing here draws; the stepping is the runner's own ([`SolidRunner::step`]), the
-//! checks its own figures, the contacts and regimes those of `contacts.csv`.
+//! A 3D scene case (`kind = "scene"`, `dimension = 3`, SPEC.md §7) for the viewer: the
+//! [`SolidRunner`] as a [`CaseRun`] (its lamps, its closed-form checks judged at the end, the
+//! boundary surface its painter draws) and what the view reads of a [`SolidCase`] (contacts,
+//! drivers' and forces' marks, the camera). Nothing here draws; the stepping is the runner's
+//! own, the checks its own figures, the contacts and regimes those of `contacts.csv`.
 
 use crate::analysis::slide_or_tip::Outcome;
 use crate::contact::ContactSurface;
@@ -12,8 +13,8 @@ use crate::scene::multibody::DriverKind;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_clearance::solid_boundary;
 
-use super::lamps::LampStrip;
-use super::multibody::{ContactCounts, contact_regimes, judge_run_lamps};
+use super::scene_case::{Case, CaseRun, ContactCounts, contact_regimes};
+use crate::run::runner::SolverTotals;
 
 /// The lamps every 3D scene has, in display order: [`super::multibody::SCENE_LAMPS`]' checks,
 /// with tetrahedra where a 2D scene has triangles.
@@ -184,87 +185,59 @@ pub struct ForceMark {
     pub friction: bool,
 }
 
-/// One 3D scene case in the viewer.
-pub struct SolidCase {
-    /// The case as loaded (kept for reset).
-    pub scene: SolidScene,
-    /// `--duration`, s, if given.
-    pub duration: Option<f64>,
-    /// The run.
-    pub runner: SolidRunner,
+/// What a 3D case keeps beside its run.
+pub struct SolidOwn {
     /// Every body's outward boundary triangles and every triangle mesh's, as node triples of
     /// the state vector, with their member's number (as `--obj` writes them).
     pub surface: ContactSurface,
-    /// The error that stopped the run, if one did.
-    pub error: Option<String>,
-    /// The lamps ([`SOLID_LAMPS`], then one for each of `checks`).
-    pub lamps: LampStrip,
     /// The closed forms the lamps after [`SOLID_LAMPS`] judge, in their order.
     pub checks: Vec<SolidCheck>,
 }
 
-impl SolidCase {
-    /// A case at t = 0, run for `duration` s (the case's when `None`).
-    pub fn new(scene: SolidScene, duration: Option<f64>) -> Result<SolidCase, SceneRunError> {
-        let runner = SolidRunner::new(scene.clone(), duration)?;
+/// One 3D scene case in the viewer.
+pub type SolidCase = Case<SolidRunner>;
+
+impl CaseRun for SolidRunner {
+    type Scene = SolidScene;
+    type Own = SolidOwn;
+    const LAMPS: [&'static str; 3] = SOLID_LAMPS;
+    const ELEMENTS: &'static str = "tetrahedra";
+
+    fn start(scene: SolidScene, duration: Option<f64>) -> Result<Self, SceneRunError> {
+        SolidRunner::new(scene, duration)
+    }
+
+    fn own(scene: &SolidScene, runner: &Self) -> (SolidOwn, Vec<&'static str>) {
         let surface = solid_boundary(&scene.bodies, &scene.meshes, scene.first_mesh()).1;
-        let checks = SolidCheck::of(&runner);
-        let mut names = SOLID_LAMPS.to_vec();
-        names.extend(checks.iter().map(|c| c.lamp()));
-        Ok(SolidCase {
-            scene,
-            duration,
-            runner,
-            surface,
-            error: None,
-            lamps: LampStrip::new(&names),
-            checks,
-        })
+        let checks = SolidCheck::of(runner);
+        let names = checks.iter().map(|c| c.lamp()).collect();
+        (SolidOwn { surface, checks }, names)
     }
 
-    /// Back to t = 0 (lamps too).
-    pub fn reset(&mut self) -> Result<(), SceneRunError> {
-        *self = SolidCase::new(self.scene.clone(), self.duration)?;
-        Ok(())
+    fn time(&self) -> f64 {
+        self.sim.time()
     }
 
-    /// Whether the case can take another step (not at its end, not stopped by an error).
-    pub fn can_step(&self) -> bool {
-        self.error.is_none() && !self.runner.done()
+    fn h(scene: &SolidScene) -> f64 {
+        scene.settings.h
     }
 
-    /// Simulated time, s.
-    pub fn time(&self) -> f64 {
-        self.runner.sim.time()
+    fn totals(&self) -> &SolverTotals {
+        &self.totals
     }
 
-    /// Takes one step ([`SolidRunner::step`]) and judges the lamps on it. A failed step turns
-    /// the convergence lamp red and stops the case.
-    pub fn step(&mut self) {
-        if !self.can_step() {
-            return;
-        }
-        let step = self.runner.sim.step + 1;
-        let outcome = self.runner.step().map_err(|e| e.to_string());
-        judge_run_lamps(
-            &mut self.lamps,
-            step,
-            &outcome,
-            &self.runner.totals,
-            "tetrahedra",
-        );
-        if let Err(text) = outcome {
-            self.error = Some(text);
-            return;
-        }
-        if self.runner.done() {
-            for (i, check) in self.checks.iter().enumerate() {
-                let (outcome, detail) = check.judge(&self.runner);
-                self.lamps.lamps[SOLID_LAMPS.len() + i].judge(step, outcome, || detail);
+    /// The closed-form lamps at the run's end.
+    fn after_step(case: &mut SolidCase, step: usize) {
+        if case.runner.done() {
+            for (i, check) in case.own.checks.iter().enumerate() {
+                let (outcome, detail) = check.judge(&case.runner);
+                case.lamps.lamps[SOLID_LAMPS.len() + i].judge(step, outcome, || detail);
             }
         }
     }
+}
 
+impl SolidCase {
     /// Every contact pair within d̂ now with a positive normal force, its point (m) and regime:
     /// the pairs and rule of `contacts.csv` ([`contact_regimes`]).
     pub fn contact_points(&self) -> Vec<(Vec3, ContactState)> {

@@ -1,37 +1,35 @@
-//! 3D scene cases (`kind = "scene"`, `dimension = 3`, SPEC.md §7) in the viewer: [`SolidView`]
-//! steps a [`SolidCase`] each (keys 1–9 choose the one shown) and paints it through macroquad's
-//! perspective camera inside the scene view (`solid_layout` places it): every body's outward
-//! boundary triangles in its fill colour, shaded by its faces' normals; every half-space as a
-//! gridded patch around the bodies; every triangle mesh's triangles; the contact pairs as dots in
-//! their regime's colour. Its HUD gives time, step, Newton's iterations and every body's centroid
-//! speed, angular speed and tilt; its chart every body's centroid speed against time.
+//! A 3D scene case (`kind = "scene"`, `dimension = 3`, SPEC.md §7) in the one scene view
+//! ([`CasesView`](super::cases_view::CasesView)): its picture through macroquad's perspective
+//! camera inside the scene view (`solid_layout` places it): every body's outward boundary
+//! triangles in its fill colour, shaded by its faces' normals; every half-space as a gridded
+//! patch around the bodies; every triangle mesh's triangles; the contact pairs as dots in their
+//! regime's colour, the drivers and, on key F, the contact forces over it. Its HUD's lines give
+//! every body's centroid speed, angular speed and tilt, and the camera's turn; its chart every
+//! body's centroid speed against time.
 
-use std::path::PathBuf;
+use std::path::Path;
 
-use macroquad::camera::{Camera3D, Projection, set_camera, set_default_camera};
+use macroquad::camera::{Camera3D, Projection as GlProjection, set_camera, set_default_camera};
 use macroquad::math::vec2;
 use macroquad::models::{Mesh, Vertex, draw_line_3d, draw_mesh};
-use macroquad::shapes::{draw_circle, draw_rectangle};
+use macroquad::shapes::draw_rectangle;
 use macroquad::window::screen_height;
 
-use super::ViewError;
-use super::chart::{axes, legend, polyline};
-use super::lamps::LampStrip;
+use super::cases_view::{CaseChart, HUD_BODIES, Projection, Series, ViewedRun, contact_dots};
 use super::layout::Rect;
 use super::multibody_layout::body_fill;
-use super::multibody_paint::{CONTACT_RADIUS, contact_colour};
-use super::paint::{Pen, arrow, colour, faded, fill, force_legend, frame, line};
-use super::panels::hud_lines;
-use super::scene_view::{SceneView, SteppedCase, ViewState, advance_cases, reset_cases};
+use super::paint::{Pen, arrow, colour, fill, force_legend, frame, line};
+use super::scene_case::ContactCounts;
+use super::scene_view::ViewState;
 use super::solid::{FORCE_ARROW_OF_RADIUS, SolidCase};
 use super::solid_layout::{
     FOVY_RAD, MESH_FILL, Orbit, Patch, SolidCamera, gl, half_space_patch, shade, viewport,
 };
 use crate::energy::Vec3;
 use crate::graphics::{self, Rgb};
+use crate::run::multibody::solid::SolidRunner;
+use crate::scene::multibody::solid::SolidScene;
 
-/// Bodies the HUD lists by name (the rest are counted).
-pub const HUD_BODIES: usize = 3;
 /// Triangles per draw call: macroquad clamps a draw call's geometry (3 vertices and 3 indices
 /// a triangle, under its 5000 indices).
 pub const TRIANGLES_PER_DRAW: usize = 1500;
@@ -42,82 +40,111 @@ const DRIVER_ARROW_OF_RADIUS: f64 = 0.3;
 /// that the depth test shows them.
 pub const GRID_LIFT: f64 = 2e-3;
 
-/// The 3D scene cases loaded.
-pub(crate) struct SolidView {
-    /// The cases, keys 1–9.
-    pub cases: Vec<SolidCase>,
+/// The perspective camera on the scene view `rect` as its projection.
+struct Perspective<'a> {
+    cam: &'a SolidCamera,
+    rect: Rect,
 }
 
-impl SteppedCase for SolidCase {
-    fn step(&mut self) {
-        SolidCase::step(self);
-    }
-
-    fn can_step(&self) -> bool {
-        SolidCase::can_step(self)
-    }
-
-    fn time(&self) -> f64 {
-        SolidCase::time(self)
-    }
-
-    fn h(&self) -> f64 {
-        self.scene.settings.h
-    }
-
-    fn reset(&mut self) -> Result<(), String> {
-        SolidCase::reset(self).map_err(|e| e.to_string())
+impl Projection<3> for Perspective<'_> {
+    fn project(&self, p: &Vec3) -> Option<(f32, f32)> {
+        self.cam.to_screen(self.rect, p)
     }
 }
 
-impl SceneView for SolidView {
-    fn case_count(&self) -> usize {
-        self.cases.len()
+impl ViewedRun for SolidRunner {
+    const NAME_SUFFIX: &'static str = " (3D)";
+
+    fn source(scene: &SolidScene) -> Option<&Path> {
+        scene.source.as_deref()
     }
 
-    fn step_once(&mut self) -> Result<(), ViewError> {
-        self.cases.iter_mut().for_each(SolidCase::step);
-        Ok(())
+    fn tol(scene: &SolidScene) -> f64 {
+        scene.settings.tol
     }
 
-    fn advance(&mut self, target: f64, max_steps: usize) -> Result<(), ViewError> {
-        advance_cases(&mut self.cases, target, max_steps);
-        Ok(())
+    fn newton(&self) -> (usize, f64) {
+        self.rows
+            .last()
+            .map_or((0, 0.0), |r| (r.newton_iterations, r.final_residual))
     }
 
-    fn time(&self, selected: usize) -> f64 {
-        self.cases[selected].time()
+    fn contact_counts(case: &SolidCase) -> ContactCounts {
+        case.contact_counts()
     }
 
-    fn reset(&mut self) -> Result<(), String> {
-        reset_cases(&mut self.cases)
+    /// Every body's centroid speed (m/s), angular speed (rad/s) and tilt, its slip and
+    /// smallest distance (m).
+    fn hud_body_lines(case: &SolidCase) -> Vec<String> {
+        let sc = &case.scene;
+        let Some(row) = case.runner.rows.last() else {
+            return Vec::new();
+        };
+        let mut lines = Vec::new();
+        for (b, s) in sc.bodies.iter().zip(&row.bodies).take(HUD_BODIES) {
+            lines.push(format!(
+                "{}: speed {:.4} m/s, |ω| {:.3} rad/s, tilt {:.1}°",
+                b.name,
+                s.velocity.norm(),
+                s.angular_velocity.norm(),
+                s.tilt.to_degrees()
+            ));
+            let contact = if s.min_distance >= sc.settings.barrier.dhat {
+                "no contact".to_owned()
+            } else {
+                format!("slip {:.2e} m/s", s.slip)
+            };
+            lines.push(format!(
+                "    {contact}, min distance {:.2e} m",
+                s.min_distance
+            ));
+        }
+        if sc.bodies.len() > HUD_BODIES {
+            lines.push(format!(
+                "… and {} more bodies",
+                sc.bodies.len() - HUD_BODIES
+            ));
+        }
+        lines
     }
 
-    fn lamps(&self, selected: usize) -> &LampStrip {
-        &self.cases[selected].lamps
+    fn camera_line(orbit: Orbit) -> Option<String> {
+        Some(camera_line(orbit))
     }
 
-    fn paint_scene(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        scene(
-            &self.cases[view.selected],
-            view.forces,
-            view.orbit,
-            rect,
-            pen,
-        );
+    fn paint(case: &SolidCase, view: &ViewState, rect: Rect, pen: &Pen) {
+        scene(case, view.forces, view.orbit, rect, pen);
     }
 
-    fn paint_hud(&self, view: &ViewState, rect: Rect, pen: &Pen) {
-        hud(&self.cases, view, rect, pen);
-    }
-
-    fn paint_chart(&self, view: &ViewState, panel: Rect, pen: &Pen) {
-        chart(&self.cases[view.selected], panel, pen);
-    }
-
-    fn screenshot_name(&self, selected: usize) -> PathBuf {
-        let case = &self.cases[selected];
-        super::multibody_view::screenshot_file(case.scene.source.as_deref(), case.runner.sim.step)
+    /// Every body's centroid speed against time, m/s (the runner's rows).
+    fn chart(case: &SolidCase) -> CaseChart {
+        let rows = &case.runner.rows;
+        let hi = rows
+            .iter()
+            .flat_map(|r| r.bodies.iter().map(|b| b.velocity.norm()))
+            .fold(0.0f64, f64::max);
+        let hi = if hi > 0.0 { hi } else { 1.0 };
+        let series = case
+            .scene
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(k, b)| Series {
+                colour: graphics::case_colour(k),
+                label: format!("{} |v|", b.name),
+                points: rows
+                    .iter()
+                    .map(|r| (r.t, r.bodies[k].velocity.norm()))
+                    .collect(),
+            })
+            .collect();
+        CaseChart {
+            y: (0.0, 1.08 * hi),
+            y_label: "speed (m/s)",
+            title: "every body's centroid speed against time",
+            series,
+            levels: Vec::new(),
+        }
     }
 }
 
@@ -152,7 +179,7 @@ fn scene(case: &SolidCase, forces: bool, orbit: Orbit, rect: Rect, pen: &Pen) {
         up: gl(&cam.up),
         fovy: FOVY_RAD,
         aspect: Some(rect.w / rect.h.max(1.0)),
-        projection: Projection::Perspective,
+        projection: GlProjection::Perspective,
         render_target: None,
         viewport: Some(viewport(rect, screen_height())),
         z_near,
@@ -179,7 +206,7 @@ fn scene(case: &SolidCase, forces: bool, orbit: Orbit, rect: Rect, pen: &Pen) {
         spacing = spacing.or(Some(every));
     }
     let x = case.runner.mesh_positions();
-    let surface = &case.surface;
+    let surface = &case.own.surface;
     let first_mesh = case.scene.first_mesh();
     for m in (0..case.scene.bodies.len()).chain(first_mesh..case.scene.members()) {
         let tris: Vec<[Vec3; 3]> = surface
@@ -197,7 +224,11 @@ fn scene(case: &SolidCase, forces: bool, orbit: Orbit, rect: Rect, pen: &Pen) {
         draw_triangles(&tris, fill);
     }
     set_default_camera();
-    contact_dots(case, &cam, rect);
+    contact_dots(
+        &case.contact_points(),
+        &Perspective { cam: &cam, rect },
+        rect,
+    );
     if forces {
         force_arrows(case, &cam, rect, pen);
     }
@@ -263,79 +294,6 @@ fn force_arrows(case: &SolidCase, cam: &SolidCamera, rect: Rect, pen: &Pen) {
     force_legend(rect, &text, pen);
 }
 
-/// The contact pairs as dots in their regime's colour, over the 3D picture (seen through the
-/// bodies: most of them are under one).
-fn contact_dots(case: &SolidCase, cam: &SolidCamera, rect: Rect) {
-    for (p, s) in case.contact_points() {
-        if let Some((x, y)) = cam.to_screen(rect, &p)
-            && rect.contains(x, y)
-        {
-            draw_circle(x, y, CONTACT_RADIUS, colour(contact_colour(s)));
-        }
-    }
-}
-
-fn hud(cases: &[SolidCase], view: &ViewState, rect: Rect, pen: &Pen) {
-    let (sel, status) = (view.selected, view.status);
-    let c = &cases[sel];
-    let sc = &c.scene;
-    let runner = &c.runner;
-    let row = runner.rows.last().expect("a runner has the row of t = 0");
-    let mut lines = vec![
-        format!("case {}/{}: {} (3D)", sel + 1, cases.len(), sc.name),
-        super::multibody_view::time_line(
-            c.time(),
-            runner.sim.step,
-            runner.total_steps(),
-            sc.settings.h,
-        ),
-        super::multibody_view::newton_line(
-            runner.sim.step,
-            row.newton_iterations,
-            row.final_residual,
-            sc.settings.tol,
-        ),
-    ];
-    for (b, s) in sc.bodies.iter().zip(&row.bodies).take(HUD_BODIES) {
-        lines.push(format!(
-            "{}: speed {:.4} m/s, |ω| {:.3} rad/s, tilt {:.1}°",
-            b.name,
-            s.velocity.norm(),
-            s.angular_velocity.norm(),
-            s.tilt.to_degrees()
-        ));
-        let contact = if s.min_distance >= sc.settings.barrier.dhat {
-            "no contact".to_owned()
-        } else {
-            format!("slip {:.2e} m/s", s.slip)
-        };
-        lines.push(format!(
-            "    {contact}, min distance {:.2e} m",
-            s.min_distance
-        ));
-    }
-    if sc.bodies.len() > HUD_BODIES {
-        lines.push(format!(
-            "… and {} more bodies",
-            sc.bodies.len() - HUD_BODIES
-        ));
-    }
-    let n = c.contact_counts();
-    lines.push(format!(
-        "contacts: {} stick, {} transition, {} slide",
-        n.stick, n.transition, n.slide
-    ));
-    lines.push(camera_line(view.orbit));
-    if let Some(e) = &c.error {
-        lines.push(format!("stopped by an error: {e}"));
-    } else if runner.done() {
-        lines.push("the run is over (R starts it again)".to_owned());
-    }
-    lines.push(String::new());
-    lines.push(status.to_owned());
-    hud_lines(rect, &lines, pen);
-}
-
 /// The HUD's line of the camera keys' turn ([`Orbit`]).
 fn camera_line(o: Orbit) -> String {
     if o == Orbit::default() {
@@ -347,47 +305,4 @@ fn camera_line(o: Orbit) -> String {
         o.pitch_deg,
         o.zoom()
     )
-}
-
-/// The chart of every body's centroid speed against time, m/s (the runner's rows).
-fn chart(c: &SolidCase, panel: Rect, pen: &Pen) {
-    let t_end = (c.runner.total_steps() as f64 * c.scene.settings.h).max(c.scene.settings.h);
-    let hi = c
-        .runner
-        .rows
-        .iter()
-        .flat_map(|r| r.bodies.iter().map(|b| b.velocity.norm()))
-        .fold(0.0f64, f64::max);
-    let hi = if hi > 0.0 { hi } else { 1.0 };
-    let map = axes(
-        panel,
-        (0.0, t_end),
-        (0.0, 1.08 * hi),
-        "t (s)",
-        "speed (m/s)",
-        "every body's centroid speed against time",
-        pen,
-    );
-    let mut entries = Vec::new();
-    for (k, b) in c.scene.bodies.iter().enumerate() {
-        let col = graphics::case_colour(k);
-        polyline(
-            &map,
-            c.runner
-                .rows
-                .iter()
-                .map(|r| (r.t, r.bodies[k].velocity.norm())),
-            2.0,
-            colour(col),
-        );
-        entries.push((col, format!("{} |v|", b.name), false));
-    }
-    legend(panel, &entries, pen);
-    let (sx, _) = map.to_screen(c.time(), 0.0);
-    line(
-        (sx, map.area.y),
-        (sx, map.area.y + map.area.h),
-        1.0,
-        faded(graphics::TEXT, 0.4),
-    );
 }

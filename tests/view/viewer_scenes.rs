@@ -386,7 +386,7 @@ fn assert_solid_bodies_drawn(png: &Picture, case: &SolidCase, what: &str) -> lay
     let rect = layout::layout(png.w as f32, png.h as f32).scene;
     let cam = case.camera();
     let x = case.runner.mesh_positions();
-    let surface = &case.surface;
+    let surface = &case.own.surface;
     let boxes: Vec<_> = (0..case.scene.bodies.len())
         .map(|k| projected_box(case, rect, k))
         .collect();
@@ -692,7 +692,7 @@ fn mixing_2d_and_3d_scenes_in_one_view_exits_2_naming_the_file_and_dimension() {
 fn the_3d_box_lamps_judge_the_incline_green_at_the_end() {
     let mut c = solid_stepped("cases/box3d_incline.toml", 0);
     use stickslip::view::solid::{SOLID_LAMPS, SolidCheck};
-    assert_eq!(c.checks, [SolidCheck::SlideOrTip, SolidCheck::Incline]);
+    assert_eq!(c.own.checks, [SolidCheck::SlideOrTip, SolidCheck::Incline]);
     for _ in 0..10 {
         c.step();
     }
