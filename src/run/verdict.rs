@@ -229,31 +229,7 @@ pub fn verdict(track: &Track, h: f64) -> Verdict {
     }
 }
 
-/// The angular velocity of 2D nodes about their mass-weighted centroid, rad/s
-/// (counter-clockwise positive): the least-squares rigid rotation rate of their velocities,
-/// ω = Σ mᵢ rᵢ × vᵢ / Σ mᵢ |rᵢ|² (rᵢ, vᵢ relative to the centroid's); 0 for coincident nodes.
-pub fn angular_velocity_2d(x: &[crate::energy::Vec2], v: &[crate::energy::Vec2], m: &[f64]) -> f64 {
-    let total: f64 = m.iter().sum();
-    let c = x
-        .iter()
-        .zip(m)
-        .map(|(x, m)| x * *m)
-        .sum::<crate::energy::Vec2>()
-        / total;
-    let u = v
-        .iter()
-        .zip(m)
-        .map(|(v, m)| v * *m)
-        .sum::<crate::energy::Vec2>()
-        / total;
-    let (mut moment, mut inertia) = (0.0, 0.0);
-    for ((x, v), m) in x.iter().zip(v).zip(m) {
-        let (r, w) = (x - c, v - u);
-        moment += m * (r.x * w.y - r.y * w.x);
-        inertia += m * r.norm_squared();
-    }
-    if inertia > 0.0 { moment / inertia } else { 0.0 }
-}
+pub use crate::scene::body::angular_velocity_2d;
 
 /// Angle of the vector from `a` to `b` nearest to `previous` (unwrapped by whole turns), rad.
 pub fn unwrapped_angle(a: &crate::energy::Vec2, b: &crate::energy::Vec2, previous: f64) -> f64 {

@@ -11,6 +11,7 @@
 //!   binary; [`overrides`]: `--set KEY=VALUE`.
 
 pub mod bodies;
+pub mod body;
 pub mod bounce;
 pub mod builtin;
 pub mod case_file;

@@ -209,19 +209,18 @@ impl SceneCase {
             .collect()
     }
 
-    /// Driver `d`'s node set in the state vector.
-    pub fn driver_nodes(&self, d: usize) -> impl Iterator<Item = usize> + '_ {
+    /// Driver `d`'s node set's positions now, m.
+    pub fn driver_points(&self, d: usize) -> impl Iterator<Item = Vec2> + '_ {
         let spec = &self.scene.drivers[d];
-        let start = self.runner.layout.bodies[spec.body].start;
-        spec.nodes.iter().map(move |&n| start + n)
+        let x = self.runner.body(spec.body).of(&self.runner.sim.x);
+        spec.nodes.iter().map(move |&n| x[n])
     }
 
     /// Driver `d`'s node set's mean position, m.
     pub fn driver_mean(&self, d: usize) -> Vec2 {
-        let x = &self.runner.sim.x;
         let (sum, n) = self
-            .driver_nodes(d)
-            .fold((Vec2::zeros(), 0usize), |(s, n), i| (s + x[i], n + 1));
+            .driver_points(d)
+            .fold((Vec2::zeros(), 0usize), |(s, n), p| (s + p, n + 1));
         sum / n.max(1) as f64
     }
 

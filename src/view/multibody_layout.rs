@@ -28,11 +28,8 @@ pub fn framed_box(runner: &SceneRunner) -> (Vec2, Vec2) {
     let sim = &runner.sim;
     let scene = &runner.scene;
     let t = sim.time();
-    let mut points: Vec<Vec2> = runner
-        .layout
-        .bodies
-        .iter()
-        .flat_map(|r| sim.x[r.clone()].iter().copied())
+    let mut points: Vec<Vec2> = (0..scene.bodies.len())
+        .flat_map(|k| runner.body(k).of(&sim.x).iter().copied())
         .collect();
     for d in &scene.drivers {
         if let DriverKind::Spring {

@@ -104,18 +104,12 @@ fn polyline(cam: &Camera, points: &[Vec2]) {
 
 /// Every body: its triangles filled in its colour, its edges thin, its boundary thick.
 fn bodies(case: &SceneCase, cam: &Camera) {
-    let x = &case.runner.sim.x;
     let edge = faded(graphics::MESH, 0.35);
     let outline = colour(graphics::MESH);
-    for (k, (body, r)) in case
-        .scene
-        .bodies
-        .iter()
-        .zip(&case.runner.layout.bodies)
-        .enumerate()
-    {
+    for (k, body) in case.scene.bodies.iter().enumerate() {
+        let x = case.runner.body(k).of(&case.runner.sim.x);
         let at = |n: usize| {
-            let (sx, sy) = cam.to_screen(&x[r.start + n]);
+            let (sx, sy) = cam.to_screen(&x[n]);
             vec2(sx, sy)
         };
         let c = colour(body_fill(k));
@@ -147,9 +141,8 @@ fn drivers(case: &SceneCase, cam: &Camera, pen: &Pen) {
                 draw_rectangle(q.0 - 4.0, q.1 - 4.0, 8.0, 8.0, c);
             }
             DriverKind::Move { velocity } => {
-                let x = &case.runner.sim.x;
-                for i in case.driver_nodes(d) {
-                    let (sx, sy) = cam.to_screen(&x[i]);
+                for p in case.driver_points(d) {
+                    let (sx, sy) = cam.to_screen(&p);
                     macroquad::shapes::draw_rectangle_lines(sx - 4.0, sy - 4.0, 8.0, 8.0, 2.0, c);
                 }
                 if velocity.norm() > 0.0 {

@@ -264,15 +264,13 @@ impl SolidCase {
     /// a spring's anchor now (a₀ + v t), or `len` m along a prescribed motion's velocity or a
     /// constant force (none where that is zero).
     pub fn driver_marks(&self, len: f64) -> Vec<DriverMark> {
-        let x = &self.runner.sim.x;
         let t = self.time();
         self.scene
             .drivers
             .iter()
             .filter_map(|d| {
-                let first = self.runner.bodies[d.body].start;
-                let from =
-                    d.nodes.iter().map(|&i| x[first + i]).sum::<Vec3>() / d.nodes.len() as f64;
+                let placed = self.runner.body(d.body).positions(&self.runner.sim);
+                let from = d.nodes.iter().map(|&i| placed[i]).sum::<Vec3>() / d.nodes.len() as f64;
                 let along = |v: &Vec3| (v.norm() > 0.0).then(|| from + v.normalize() * len);
                 let (to, label) = match d.kind {
                     DriverKind::Spring {
@@ -386,9 +384,8 @@ mod tests {
         assert!((marks[0].to - Vec3::new(0.05 * t, 0.0, 0.0005)).norm() < 1e-12);
 
         let stack = case("stack_pull3d.toml");
-        let lower = stack.runner.bodies[0].clone();
-        let x = &stack.runner.sim.x;
-        let mean = x[lower.clone()].iter().sum::<Vec3>() / lower.len() as f64;
+        let lower = stack.runner.body(0).of(&stack.runner.sim.x);
+        let mean = lower.iter().sum::<Vec3>() / lower.len() as f64;
         let marks = stack.driver_marks(0.1);
         assert!(!marks[0].spring);
         assert!((marks[0].from - mean).norm() < 1e-12);

@@ -23,6 +23,7 @@ use crate::energy::{Vec2, Vector};
 use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
 use crate::run::verdict::{self, Verdict};
+use crate::scene::body::{Body, BodyHandle};
 use crate::scene::multibody::system::SceneLayout;
 use crate::scene::multibody::{DriverSpec, MultibodyScene};
 use crate::solver::assembly::LinearSolveError;
@@ -248,8 +249,9 @@ impl SceneRunner {
             .iter()
             .zip(&layout.bodies)
             .map(|(b, r)| {
+                let x = BodyHandle::new(b, r).of(&sim.x);
                 let [a, c] = b.reference;
-                verdict::unwrapped_angle(&sim.x[r.start + a], &sim.x[r.start + c], 0.0)
+                verdict::unwrapped_angle(&x[a], &x[c], 0.0)
             })
             .collect();
         let mut runner = SceneRunner {
@@ -290,6 +292,11 @@ impl SceneRunner {
             .collect();
         runner.rows.push(row);
         Ok(runner)
+    }
+
+    /// Body `k` and its nodes in the state vector.
+    pub fn body(&self, k: usize) -> BodyHandle<'_, 2> {
+        BodyHandle::new(&self.scene.bodies[k], &self.layout.bodies[k])
     }
 
     /// Steps in all.
@@ -353,28 +360,21 @@ impl SceneRunner {
         final_residual: f64,
     ) -> SceneRow {
         let sim = &self.sim;
-        let mass = sim.mass();
-        let bodies = self
-            .scene
-            .bodies
-            .iter()
-            .zip(&self.layout.bodies)
-            .enumerate()
-            .map(|(k, (b, r))| {
-                let m: f64 = mass[r.clone()].iter().sum();
-                let c = r.clone().map(|i| sim.x[i] * mass[i]).sum::<Vec2>() / m;
-                let v = r.clone().map(|i| sim.v[i] * mass[i]).sum::<Vec2>() / m;
-                let [a, e] = b.reference;
+        let bodies = (0..self.scene.bodies.len())
+            .map(|k| {
+                let body = self.body(k);
+                let (c, v) = body.centre_velocity(sim);
+                let x = body.of(&sim.x);
+                let [a, e] = self.scene.bodies[k].reference;
                 let previous =
                     self.rows.last().map_or(0.0, |row| row.bodies[k].rotation) + self.angle0[k];
-                let angle =
-                    verdict::unwrapped_angle(&sim.x[r.start + a], &sim.x[r.start + e], previous);
+                let angle = verdict::unwrapped_angle(&x[a], &x[e], previous);
                 let to_half_spaces = self
                     .scene
                     .obstacles
                     .iter()
                     .filter_map(|o| o.half_space())
-                    .flat_map(|h| r.clone().map(move |i| h.distance(&sim.x[i])))
+                    .flat_map(|h| x.iter().map(move |p| h.distance(p)))
                     .fold(f64::INFINITY, f64::min);
                 let min_distance = pairs
                     .iter()
@@ -393,11 +393,7 @@ impl SceneRunner {
                     total += p.normal_force;
                 }
                 let slip = if total > 0.0 { weighted / total } else { 0.0 };
-                let angular_velocity = verdict::angular_velocity_2d(
-                    &sim.x[r.clone()],
-                    &sim.v[r.clone()],
-                    &mass[r.clone()],
-                );
+                let angular_velocity = body.angular_velocity(sim);
                 BodyState {
                     angular_velocity,
                     x: c.x,
@@ -434,12 +430,8 @@ impl SceneRunner {
         }
         let row = self.row(stats.iterations, stats.residual);
         // The bodies' inversions are counted one body at a time (the most in one body).
-        let inverted: Vec<usize> = self
-            .scene
-            .bodies
-            .iter()
-            .zip(&self.layout.bodies)
-            .map(|(b, r)| b.mesh.inverted_triangles(&self.sim.x[r.clone()]))
+        let inverted: Vec<usize> = (0..self.scene.bodies.len())
+            .map(|k| self.body(k).inverted_elements(&self.sim))
             .collect();
         self.totals.record_step(
             &stats,
@@ -480,12 +472,7 @@ impl SceneRunner {
     /// spins past [`crate::run::physical::SPIN_PER_STEP_BOUND_RAD`] a step.
     pub fn physicality(&self) -> Physicality {
         let names: Vec<&str> = self.scene.bodies.iter().map(|b| b.name.as_str()).collect();
-        let elements: Vec<usize> = self
-            .scene
-            .bodies
-            .iter()
-            .map(|b| b.mesh.triangles.len())
-            .collect();
+        let elements: Vec<usize> = self.scene.bodies.iter().map(Body::elements).collect();
         Physicality::of(&names, &elements, &self.watch, self.scene.settings.h)
     }
 
@@ -495,7 +482,7 @@ impl SceneRunner {
         if let Some(c) = self.sim.contact() {
             c.distances(&self.sim.x, &mut pairs);
         }
-        Support::of(&self.scene, &self.layout, &self.sim.x, &pairs, k)
+        Support::of(&self.scene, self.body(k).of(&self.sim.x), &pairs, k)
     }
     /// Body `k`'s displacement since t = 0 along `support`'s tangent relative to it (a body
     /// support's own motion and a belt's surface velocity taken off), m, one value a row.
@@ -557,7 +544,7 @@ impl SceneRunner {
                     .settings
                     .stick
                     .is_exact()
-                    .then(|| verdict::radius(&self.sim.x[self.layout.bodies[k].clone()])),
+                    .then(|| verdict::radius(self.body(k).of(&self.sim.x))),
             },
             self.scene.settings.h,
         )
@@ -571,7 +558,7 @@ impl SceneRunner {
 
     /// Body `k`'s mass, kg.
     pub fn mass(&self, k: usize) -> f64 {
-        self.sim.mass()[self.layout.bodies[k].clone()].iter().sum()
+        self.body(k).mass(&self.sim)
     }
 
     /// The coefficients between body `k` and `support`.

@@ -8,8 +8,6 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Instant;
 
-use nalgebra::Matrix3;
-
 use super::{ContactRow, SceneRunError, push_contact_rows, support};
 use crate::contact::{ContactPoint, PairDistance};
 use crate::cross_check::CrossCheck;
@@ -19,9 +17,9 @@ use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::RECORD_CHUNK_STEPS;
 use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
+use crate::scene::body::{Body, BodyHandle};
 use crate::scene::multibody::drivers::DriverForce;
 use crate::scene::multibody::solid::SolidScene;
-use crate::scene::multibody::solid_body::SolidBodySpec;
 use crate::solver::Simulation;
 
 /// One body's state in a trajectory row.
@@ -123,7 +121,7 @@ impl SolidRunner {
             .enumerate()
             .map(|(k, r)| {
                 let support =
-                    scene.nearest_support(&body_positions(&scene.bodies[k], &sim.x[r.clone()]))?;
+                    scene.nearest_support(&BodyHandle::new(&scene.bodies[k], r).positions(&sim))?;
                 let n = support.normal;
                 let along = g - n * g.dot(&n);
                 let fall_line = (along.norm() > 1e-9 * g.norm()).then(|| along.normalize());
@@ -139,7 +137,7 @@ impl SolidRunner {
             .iter()
             .zip(&bodies)
             .map(|(b, r)| {
-                let x = body_positions(b, &sim.x[r.clone()]);
+                let x = BodyHandle::new(b, r).positions(&sim);
                 x[b.axis[1]] - x[b.axis[0]]
             })
             .collect();
@@ -167,10 +165,8 @@ impl SolidRunner {
             recording: false,
             watch: Vec::new(),
         };
-        runner.centre0 = runner
-            .bodies
-            .iter()
-            .map(|r| runner.centre_velocity(r).0)
+        runner.centre0 = (0..runner.bodies.len())
+            .map(|k| runner.body(k).centre_velocity(&runner.sim).0)
             .collect();
         let row = runner.row(0, 0.0);
         runner.totals.min_distance = row
@@ -214,16 +210,8 @@ impl SolidRunner {
             }
         }
         let row = self.row(stats.iterations, stats.residual);
-        let inverted: Vec<usize> = self
-            .scene
-            .bodies
-            .iter()
-            .zip(&self.bodies)
-            .map(|(b, r)| match &b.affine {
-                // Every tetrahedron shares the control tetrahedron's one map.
-                Some(a) => usize::from(a.inverted(&self.sim.x[r.clone()])) * b.mesh.tets.len(),
-                None => b.mesh.inverted_tets(&self.sim.x[r.clone()]),
-            })
+        let inverted: Vec<usize> = (0..self.bodies.len())
+            .map(|k| self.body(k).inverted_elements(&self.sim))
             .collect();
         self.totals.record_step(
             &stats,
@@ -290,7 +278,7 @@ impl SolidRunner {
     /// Body `k`'s mesh nodes now, m: its nodes of the state vector, or an affine body's mesh
     /// placed by its control nodes (`scene::bodies::affine`).
     pub fn body_positions(&self, k: usize) -> Cow<'_, [Vec3]> {
-        body_positions(&self.scene.bodies[k], &self.sim.x[self.bodies[k].clone()])
+        self.body(k).positions(&self.sim)
     }
 
     /// Every body's mesh nodes, then every triangle mesh's vertices, now, m: the numbering of
@@ -309,13 +297,9 @@ impl SolidRunner {
         Cow::Owned(all)
     }
 
-    /// The mass-weighted centroid and velocity of the nodes `r`.
-    fn centre_velocity(&self, r: &Range<usize>) -> (Vec3, Vec3) {
-        let mass = self.sim.mass();
-        let m: f64 = mass[r.clone()].iter().sum();
-        let c = r.clone().map(|i| self.sim.x[i] * mass[i]).sum::<Vec3>() / m;
-        let v = r.clone().map(|i| self.sim.v[i] * mass[i]).sum::<Vec3>() / m;
-        (c, v)
+    /// Body `k` and its nodes in the state vector.
+    pub fn body(&self, k: usize) -> BodyHandle<'_, 3> {
+        BodyHandle::new(&self.scene.bodies[k], &self.bodies[k])
     }
 
     fn row(&mut self, newton_iterations: usize, final_residual: f64) -> SolidRow {
@@ -328,26 +312,13 @@ impl SolidRunner {
         }
         let members = self.scene.members();
         let sim = &self.sim;
-        let mass = sim.mass();
-        let bodies = self
-            .bodies
-            .iter()
-            .enumerate()
-            .map(|(k, r)| {
-                let (c, v) = self.centre_velocity(r);
-                let mut inertia = Matrix3::zeros();
-                let mut momentum = Vec3::zeros();
-                for i in r.clone() {
-                    let (ri, vi) = (sim.x[i] - c, sim.v[i] - v);
-                    inertia +=
-                        (Matrix3::identity() * ri.norm_squared() - ri * ri.transpose()) * mass[i];
-                    momentum += ri.cross(&vi) * mass[i];
-                }
-                let angular_velocity = inertia
-                    .cholesky()
-                    .map_or(Vec3::zeros(), |l| l.solve(&momentum));
+        let bodies = (0..self.bodies.len())
+            .map(|k| {
+                let body = self.body(k);
+                let (c, v) = body.centre_velocity(sim);
+                let angular_velocity = body.angular_velocity(sim, c, v);
                 let b = &self.scene.bodies[k];
-                let placed = self.body_positions(k);
+                let placed = body.positions(sim);
                 let axis = placed[b.axis[1]] - placed[b.axis[0]];
                 let cos = axis.dot(&self.axis0[k]) / (axis.norm() * self.axis0[k].norm());
                 let tilt = cos.clamp(-1.0, 1.0).acos();
@@ -408,12 +379,7 @@ impl SolidRunner {
     /// spins past [`crate::run::physical::SPIN_PER_STEP_BOUND_RAD`] a step.
     pub fn physicality(&self) -> Physicality {
         let names: Vec<&str> = self.scene.bodies.iter().map(|b| b.name.as_str()).collect();
-        let elements: Vec<usize> = self
-            .scene
-            .bodies
-            .iter()
-            .map(|b| b.mesh.tets.len())
-            .collect();
+        let elements: Vec<usize> = self.scene.bodies.iter().map(Body::elements).collect();
         Physicality::of(&names, &elements, &self.watch, self.scene.settings.h)
     }
 
@@ -592,14 +558,4 @@ pub fn solid_trajectory_values(row: &SolidRow) -> Vec<f64> {
     v.push(row.newton_iterations as f64);
     v.push(row.final_residual);
     v
-}
-
-/// Body `b`'s mesh nodes from its nodes of the state vector `x`, m (placed when it is affine).
-fn body_positions<'a>(b: &SolidBodySpec, x: &'a [Vec3]) -> Cow<'a, [Vec3]> {
-    if b.affine.is_none() {
-        return Cow::Borrowed(x);
-    }
-    let mut out = Vec::with_capacity(b.mesh.len());
-    b.place(x, &mut out);
-    Cow::Owned(out)
 }

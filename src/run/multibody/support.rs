@@ -1,13 +1,10 @@
 //! What a body rests on (SPEC.md §8's references are relative to it): the body or obstacle
 //! whose contacts press on it hardest, with the contact's mean normal and the tangent along it.
 
-use std::ops::Range;
-
 use crate::contact::PairDistance;
 use crate::energy::{Vec2, Vector};
 use crate::run::runner::downhill_tangent;
 use crate::scene::multibody::MultibodyScene;
-use crate::scene::multibody::system::SceneLayout;
 
 /// A body's support.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,12 +20,11 @@ pub struct Support {
 }
 
 impl Support {
-    /// Body `k`'s support at positions `x` from the contact stage's `pairs` there: the member
-    /// pressing on it with the largest total normal force, its normal the force-weighted mean
-    /// of those pairs' normals; with no force at all, the nearest half-space, if any.
+    /// Body `k`'s support with its nodes at `x` (m) from the contact stage's `pairs` there: the
+    /// member pressing on it with the largest total normal force, its normal the force-weighted
+    /// mean of those pairs' normals; with no force at all, the nearest half-space, if any.
     pub fn of(
         scene: &MultibodyScene,
-        layout: &SceneLayout,
         x: &[Vec2],
         pairs: &[PairDistance<2>],
         k: usize,
@@ -50,16 +46,15 @@ impl Support {
                 surface_speed,
             });
         }
-        let nodes: &Range<usize> = &layout.bodies[k];
         scene
             .obstacles
             .iter()
             .enumerate()
             .filter_map(|(o, ob)| {
                 let h = ob.half_space()?;
-                let d = nodes
-                    .clone()
-                    .map(|i| h.distance(&x[i]))
+                let d = x
+                    .iter()
+                    .map(|p| h.distance(p))
                     .fold(f64::INFINITY, f64::min);
                 Some((o, h, d))
             })

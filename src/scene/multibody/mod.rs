@@ -22,6 +22,7 @@ pub mod solid_schema;
 pub mod system;
 pub mod triangle_obstacle;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use nalgebra::Vector2;
@@ -39,6 +40,7 @@ use crate::scene::bodies::gmsh::read_triangle_mesh;
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::bodies::rectangle::{rectangle, rectangle_size};
 use crate::scene::bodies::square::square;
+use crate::scene::body::Body;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::limits::MAX_NODES;
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
@@ -65,6 +67,24 @@ pub struct BodySpec {
     /// Two of its nodes whose joining edge gives its rotation (node 0 → the top of its first
     /// column: the left edge).
     pub reference: [usize; 2],
+}
+
+impl Body<2> for BodySpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn place<'a>(&self, x: &'a [Vec2]) -> Cow<'a, [Vec2]> {
+        Cow::Borrowed(x)
+    }
+
+    fn elements(&self) -> usize {
+        self.mesh.triangles.len()
+    }
+
+    fn inverted_elements(&self, x: &[Vec2]) -> usize {
+        self.mesh.inverted_triangles(x)
+    }
 }
 
 /// An obstacle's shape.

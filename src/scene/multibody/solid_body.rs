@@ -1,9 +1,12 @@
 //! A 3D body of a scene as validated: its tetrahedral mesh at t = 0, its shape, material and
 //! launch (SPEC.md §7).
 
+use std::borrow::Cow;
+
 use crate::energy::Vec3;
 use crate::scene::bodies::affine::AffineBody;
 use crate::scene::bodies::{Material, TetMesh};
+use crate::scene::body::Body;
 
 /// The shape a 3D body was generated as (what the analytic checks need of it).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,16 +58,31 @@ pub struct SolidBodySpec {
     pub affine: Option<AffineBody>,
 }
 
-impl SolidBodySpec {
-    /// Its mesh's nodes placed from its nodes of the state vector `x` (m) into `out` (cleared
-    /// first): the same positions, or for an affine body those its control nodes give.
-    pub fn place(&self, x: &[Vec3], out: &mut Vec<Vec3>) {
+impl Body<3> for SolidBodySpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn place<'a>(&self, x: &'a [Vec3]) -> Cow<'a, [Vec3]> {
+        if self.affine.is_none() {
+            return Cow::Borrowed(x);
+        }
+        let mut out = Vec::with_capacity(self.mesh.len());
+        if let Some(a) = &self.affine {
+            a.place(x, &mut out);
+        }
+        Cow::Owned(out)
+    }
+
+    fn elements(&self) -> usize {
+        self.mesh.tets.len()
+    }
+
+    fn inverted_elements(&self, x: &[Vec3]) -> usize {
         match &self.affine {
-            Some(a) => a.place(x, out),
-            None => {
-                out.clear();
-                out.extend_from_slice(x);
-            }
+            // Every tetrahedron shares the control tetrahedron's one map.
+            Some(a) => usize::from(a.inverted(x)) * self.mesh.tets.len(),
+            None => self.mesh.inverted_tets(x),
         }
     }
 }
