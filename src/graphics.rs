@@ -73,28 +73,8 @@ pub fn load_font() -> Option<(PathBuf, Vec<u8>)> {
         .find_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
 }
 
-/// The keyword of the PNG text chunk that marks a figure as stickslip's; its text is the label
-/// of the command that wrote it (`plot`, `view`, `sweep collect`).
-pub const PNG_MARKER_KEYWORD: &str = "stickslip-output";
-
-/// The label of the command that wrote the PNG at `path` (its [`PNG_MARKER_KEYWORD`] text
-/// chunk), if `path` is a plain file (not a link) holding a PNG that carries one.
-pub fn png_written_by(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let file = std::fs::File::open(path).ok()?;
-    let reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .ok()?;
-    reader
-        .info()
-        .uncompressed_latin1_text
-        .iter()
-        .find(|c| c.keyword == PNG_MARKER_KEYWORD)
-        .map(|c| c.text.clone())
-}
+// The mark itself lives in the simulator, which reads it back (a sweep's `map.png`).
+pub use stickslip_sim::png_marker::{PNG_MARKER_KEYWORD, png_written_by};
 
 /// Writes an 8-bit RGB PNG marked as written by `label` ([`PNG_MARKER_KEYWORD`]) to a temporary
 /// name beside `path`, then puts it in place: as a new file (a hard link, which fails rather than

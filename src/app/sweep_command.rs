@@ -19,8 +19,9 @@ use crate::sweep::SweepError;
 use crate::sweep::collect::Collected;
 use crate::sweep::dir::{CellState, MAP_LABEL, MAP_PNG, Manifest, SWEEP_FILES, SweepDir};
 use crate::sweep::file::{Cell, Sweep, SweepKind};
+use crate::sweep::pool;
 use crate::sweep::shard::Shard;
-use crate::sweep::{map, pool};
+use crate::sweep_map;
 
 /// Size of map.png, px.
 pub const MAP_SIZE: (u32, u32) = (1800, 600);
@@ -186,7 +187,7 @@ fn collect(dir: &Path) -> Result<(), SweepCommandError> {
     collected.write_csv(&dir)?;
     let png = dir.path.join(MAP_PNG);
     let (w, h) = MAP_SIZE;
-    let figure = match map::render(&collected, w, h, plotters_font()) {
+    let figure = match sweep_map::render(&collected, w, h, plotters_font()) {
         Some(Ok(rgb)) => {
             write_png(&png, &rgb, w, h, MAP_LABEL).map_err(|source| OutputError {
                 path: png.clone(),

@@ -1,4 +1,4 @@
-//! The entry points the command line and the Python package share (`src/api.rs`):
+//! The entry points the command line and the Python package share (`crates/stickslip-sim/src/api.rs`):
 //! * a sweep run in memory gives `map.csv` byte for byte as `stickslip sweep` + `collect` write
 //!   it, although the CLI's results pass through the cell files (JSON) on the way: every float
 //!   survives the round trip exactly (serde_json's `float_roundtrip`; without it the default

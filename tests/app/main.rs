@@ -1,4 +1,4 @@
-//! Tests of the command line and the entry points (src/app/, src/api.rs): the CLI, the API, plots,
+//! Tests of the command line and the entry points (src/app/, crates/stickslip-sim/src/api.rs): the CLI, the API, plots,
 //! nothing of the user's lost, no import cycle.
 //!
 //! One test binary a layer of the source tree (linking the crate once, not once a file); each

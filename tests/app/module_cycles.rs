@@ -1,9 +1,12 @@
 //! No import cycle between the files and folders of any folder (issue 9, issue 37): in every
-//! folder of `src/` and of `crates/stickslip-core/src/`, its children (each file, each
+//! folder of `src/` (the front-end), `crates/stickslip-sim/src/` (the simulator) and
+//! `crates/stickslip-core/src/` (the core), its children (each file, each
 //! subfolder with all it holds) form a graph whose edges are the paths in code (not in comments
 //! or strings) from a file under one child to a module under another (`crate::a::b`,
 //! `super::x`, `self::y`, and `use child::z` naming a module of the file's own), and that graph
-//! must have no cycle. The top-level modules and `app/`'s submodules are two of those folders.
+//! must have no cycle. Each crate's top-level modules and `app/`'s submodules are some of those
+//! folders. Between the crates, Cargo forbids a cycle: the core depends on no crate of ours, the
+//! simulator on the core only, the front-end on both.
 //! The graphs are read from the sources here, independently of the compiler, so a cycle is
 //! caught however it is written (`use crate::x`, `crate::x::f()` in code, `use crate::{x, y}`,
 //! nested groups).
@@ -358,7 +361,11 @@ fn folder_cycles(root: &Path) -> Vec<String> {
 #[test]
 fn no_cycle_between_the_children_of_any_folder() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for root in ["src", "crates/stickslip-core/src"] {
+    for root in [
+        "src",
+        "crates/stickslip-sim/src",
+        "crates/stickslip-core/src",
+    ] {
         let root = manifest.join(root);
         let graphs = folder_graphs(&root);
         assert!(!graphs.is_empty(), "no graph read under {}", root.display());
@@ -386,6 +393,8 @@ fn no_cycle_between_the_children_of_any_folder() {
     };
     at(&[], "app", "view");
     at(&["app"], "cli", "plot");
+    let sim = folder_graphs(&manifest.join("crates/stickslip-sim/src"));
+    assert!(sim[&vec!["sweep".to_string()]]["collect"].contains("dir"));
     let core = folder_graphs(&manifest.join("crates/stickslip-core/src"));
     assert!(core[&vec!["contact".to_string()]]["potentials"].contains("pair"));
 }
@@ -430,18 +439,21 @@ fn no_cycle_between_the_submodules_of_app() {
 
 #[test]
 fn no_cycle_between_top_level_modules() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let graph = module_graph(&src);
-    // The graph must see the modules and edges that certainly exist, or it proves nothing.
-    assert!(graph["app"].contains("view"), "{graph:?}");
-    assert!(graph["view"].contains("run"), "{graph:?}");
-    assert!(graph["gpu"].contains("cross_check"), "{graph:?}");
-    assert!(graph["run"].contains("scene"), "{graph:?}");
-    if let Some(cycle) = find_cycle(&graph) {
-        panic!(
-            "import cycle between top-level modules: {}",
-            cycle.join(" -> ")
-        );
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let front = module_graph(&manifest.join("src"));
+    let sim = module_graph(&manifest.join("crates/stickslip-sim/src"));
+    // The graphs must see the modules and edges that certainly exist, or they prove nothing.
+    assert!(front["app"].contains("view"), "{front:?}");
+    assert!(front["view"].contains("run"), "{front:?}");
+    assert!(sim["gpu"].contains("cross_check"), "{sim:?}");
+    assert!(sim["run"].contains("scene"), "{sim:?}");
+    for (name, graph) in [("the front-end", front), ("the simulator", sim)] {
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!(
+                "import cycle between {name}'s top-level modules: {}",
+                cycle.join(" -> ")
+            );
+        }
     }
 }
 

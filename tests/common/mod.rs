@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stickslip::gpu::{self, GpuContext, GpuError, GpuKernel, KernelOptions};
+use stickslip_sim::gpu::{self, GpuContext, GpuError, GpuKernel, KernelOptions};
 
 /// Machine epsilon of binary32, ε₃₂ = 2⁻²³ (the seed's `EPS`).
 pub const EPS32: f64 = f32::EPSILON as f64;

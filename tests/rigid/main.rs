@@ -1,4 +1,4 @@
-//! Tests of the rigid football on SE(3) (src/rigid/): cases, geometry, impacts, the integrator.
+//! Tests of the rigid football on SE(3) (crates/stickslip-sim/src/rigid/): cases, geometry, impacts, the integrator.
 //!
 //! One test binary a layer of the source tree (linking the crate once, not once a file); each
 //! module is one file of tests, as its own binary was before.

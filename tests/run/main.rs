@@ -1,4 +1,4 @@
-//! Tests of runs and verdicts (src/run/): the slope against its closed forms, refinement, stopping,
+//! Tests of runs and verdicts (crates/stickslip-sim/src/run/): the slope against its closed forms, refinement, stopping,
 //! verdicts (the book's figures are their own binary, tests/book_figures.rs).
 //!
 //! One test binary a layer of the source tree (linking the crate once, not once a file); each

@@ -1,4 +1,4 @@
-//! Outputs that tell the truth (issue 41 item 3, `src/run/physical.rs`): a scene whose body
+//! Outputs that tell the truth (issue 41 item 3, `crates/stickslip-sim/src/run/physical.rs`): a scene whose body
 //! turned inside out or penetrated is exit 3 with a `not physical:` line per body and
 //! `"physical": false` in `summary.json`; the summary's smallest distance is the trajectory's;
 //! a body that stays but spins has not stopped; a spin of more than 0.2 rad a step is a

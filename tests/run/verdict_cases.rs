@@ -1,4 +1,4 @@
-//! The verdict (src/run/verdict.rs) on real case files beyond the book's three: the shipped
+//! The verdict (crates/stickslip-sim/src/run/verdict.rs) on real case files beyond the book's three: the shipped
 //! tumbling square (slope normal (1, 2), tan θ = 0.5, μ = 0.6 > tan θ, so it cannot slide and
 //! rolls over its corners) is called tumbling, at the case's tol and at tol = 1e-4 (SPEC.md §2:
 //! a verdict must not depend on a loose tolerance); a square dropped far above its slope is

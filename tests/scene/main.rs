@@ -1,4 +1,4 @@
-//! Tests of case files, case kinds and bodies (src/scene/): settings, friction keys, mesh files,
+//! Tests of case files, case kinds and bodies (crates/stickslip-sim/src/scene/): settings, friction keys, mesh files,
 //! --set, 2D and 3D scene cases, contact between solids.
 //!
 //! One test binary a layer of the source tree (linking the crate once, not once a file); each

@@ -1,4 +1,4 @@
-//! Tests of sweeps (src/sweep/): the sweep file, the physics of maps, scene sweeps, shards (the
+//! Tests of sweeps (crates/stickslip-sim/src/sweep/): the sweep file, the physics of maps, scene sweeps, shards (the
 //! Slurm job array is its own binary, tests/slurm_array.rs).
 //!
 //! One test binary a layer of the source tree (linking the crate once, not once a file); each

@@ -6,21 +6,23 @@
 pub const BUILTIN_CASES: [(&str, &str); 3] = [
     (
         "cases/slope_mu0.10.toml",
-        include_str!("../../cases/slope_mu0.10.toml"),
+        include_str!("../../../../cases/slope_mu0.10.toml"),
     ),
     (
         "cases/slope_mu0.11.toml",
-        include_str!("../../cases/slope_mu0.11.toml"),
+        include_str!("../../../../cases/slope_mu0.11.toml"),
     ),
     (
         "cases/slope_mu0.20.toml",
-        include_str!("../../cases/slope_mu0.20.toml"),
+        include_str!("../../../../cases/slope_mu0.20.toml"),
     ),
 ];
 
 /// Seed 001's bounce scene, `cases/bounce.toml` (`kind = "bounce"`).
-pub const BUILTIN_BOUNCE: (&str, &str) =
-    ("cases/bounce.toml", include_str!("../../cases/bounce.toml"));
+pub const BUILTIN_BOUNCE: (&str, &str) = (
+    "cases/bounce.toml",
+    include_str!("../../../../cases/bounce.toml"),
+);
 
 use std::path::{Path, PathBuf};
 

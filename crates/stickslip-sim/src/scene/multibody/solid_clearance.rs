@@ -23,7 +23,7 @@ use crate::scene::limits::MIN_START_CLEARANCE_OF_DHAT;
 /// Every body's nodes in one list (body by body), then every triangle mesh's vertices, and
 /// their boundary surface, numbered as the friction table numbers them (the meshes from
 /// `first_mesh` on); the state vector holds them in the same order.
-pub(crate) fn solid_boundary(
+pub fn solid_boundary(
     bodies: &[SolidBodySpec],
     meshes: &[(String, TriangleObstacle)],
     first_mesh: usize,

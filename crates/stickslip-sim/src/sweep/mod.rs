@@ -9,21 +9,19 @@
 //! * [`pool`]: runs cells on worker threads with a progress bar.
 //! * [`collect`]: merges the cell files into `map.csv` and reports missing, corrupt and failed
 //!   cells.
-//! * [`map`]: the map figure (verdict, downhill distance, cross-check agreement);
-//!   [`scene_map`]: a scene sweep's (slide or tip, the stick–slip cycle against SPEC.md §8).
 //!
-//! This module does not run the solver itself: the caller ([`crate::app`]'s `sweep` command)
-//! hands [`pool::run_cells`] the function that runs one cell, so that `sweep` depends on
-//! `scene` (and on `run` for the closed-form stick–slip cycle its figure draws) but not on
-//! `app`, and the module graph keeps no cycle.
+//! The map figure drawn from `map.csv`'s cells (`map.png`) is the front-end's
+//! (`stickslip::sweep_map`, with plotters): this crate draws nothing.
+//!
+//! This module does not run the solver itself: the caller (the front-end's `sweep` command,
+//! `stickslip::app::sweep_command`) hands [`pool::run_cells`] the function that runs one cell,
+//! so that `sweep` depends on `scene` but not on the command line, and the module graph keeps no
+//! cycle.
 
 pub mod collect;
 pub mod dir;
 pub mod file;
-pub mod map;
-pub mod map_style;
 pub mod pool;
-pub mod scene_map;
 pub mod shard;
 
 use std::path::PathBuf;
@@ -116,7 +114,7 @@ pub(crate) fn io<T>(path: &std::path::Path, r: std::io::Result<T>) -> Result<T, 
 }
 
 /// Up to `n` of `ids`, joined, with the count of the rest.
-pub(crate) fn some_ids(ids: &[String], n: usize) -> String {
+pub fn some_ids(ids: &[String], n: usize) -> String {
     let mut s = ids.iter().take(n).cloned().collect::<Vec<_>>().join(", ");
     if ids.len() > n {
         s.push_str(&format!(", and {} more", ids.len() - n));

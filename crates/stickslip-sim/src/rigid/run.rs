@@ -564,7 +564,7 @@ pub fn trajectory_values(r: &RigidRow) -> [f64; 19] {
 }
 
 /// Writes `trajectory.csv`, `events.csv` and `summary.json`; `file(name)` gives each one's
-/// path (e.g. inside a [`crate::app::output::StagedDir`]).
+/// path (e.g. inside the front-end's `stickslip::app::output::StagedDir`).
 pub fn write_outputs(file: impl Fn(&str) -> PathBuf, run: &RigidRun) -> Result<(), RigidRunError> {
     let path = file("trajectory.csv");
     let mut w = BufWriter::new(io(&path, fs::File::create(&path))?);

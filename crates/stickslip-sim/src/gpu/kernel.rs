@@ -18,7 +18,7 @@ use crate::cross_check::impulse_law::{ContactInput, ImpulseBackend};
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in `shaders/contact.wgsl`.
 pub const WORKGROUP_SIZE: u32 = 64;
 
-const SHADER: &str = include_str!("../../shaders/contact.wgsl");
+const SHADER: &str = include_str!("../../../../shaders/contact.wgsl");
 
 /// One result slot: WGSL `vec4<f32>`, xyz the velocity after (m/s), w written 0.
 #[repr(C)]

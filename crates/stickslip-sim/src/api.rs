@@ -1,5 +1,5 @@
 //! The entry points that every program driving stickslip shares: the command line
-//! ([`crate::app`]) and the Python package (`python/`, docs/python.md) call these, so a case run
+//! (`stickslip::app`, the front-end crate) and the Python package (`python/`, docs/python.md) call these, so a case run
 //! from Python takes the CLI's code path step for step and gives the same numbers bit for bit.
 //!
 //! * [`load_case`]: a case file of any kind that runs, with `--set` overrides, validated as the

@@ -10,10 +10,10 @@ use crate::common;
 
 use common::{EPS32, f64x3, norm};
 use rand::RngExt;
-use stickslip::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
-use stickslip::cross_check::records::ContactRecord;
-use stickslip::cross_check::{CrossCheck, CrossCheckConfig};
-use stickslip::gpu::{
+use stickslip_sim::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
+use stickslip_sim::cross_check::records::ContactRecord;
+use stickslip_sim::cross_check::{CrossCheck, CrossCheckConfig};
+use stickslip_sim::gpu::{
     self, GpuContext, GpuError, GpuKernel, GpuMode, KernelOptions, WORKGROUP_SIZE,
 };
 

@@ -18,8 +18,8 @@ use crate::common;
 
 use common::{EPS32, dot, f32x3, f64x3, norm};
 use rand::RngExt;
-use stickslip::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
-use stickslip::gpu::KernelOptions;
+use stickslip_sim::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend};
+use stickslip_sim::gpu::KernelOptions;
 
 /// Standard gravity, m/s²: seed 000's `lusine.kernels._si.G0`, seed 001's `gravity = 9.80665`.
 /// (The slope scene's 9.81 of SPEC.md §1 is another constant.)
@@ -252,7 +252,7 @@ fn proofs_reject_a_wrong_law() {
             &mut self,
             inputs: &[ContactInput],
             out: &mut Vec<[f32; 3]>,
-        ) -> Result<(), stickslip::cross_check::backend::BackendError> {
+        ) -> Result<(), stickslip_sim::cross_check::backend::BackendError> {
             out.clear();
             out.extend(inputs.iter().map(|c| (self.0)(*c)));
             Ok(())

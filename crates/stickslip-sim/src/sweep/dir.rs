@@ -384,7 +384,7 @@ fn foreign_entries(
             MAP_CSV => kind.is_file() && map_csv_is_ours(&e.path(), manifest),
             MAP_PNG => {
                 kind.is_file()
-                    && crate::graphics::png_written_by(&e.path()).as_deref() == Some(MAP_LABEL)
+                    && crate::png_marker::png_written_by(&e.path()).as_deref() == Some(MAP_LABEL)
             }
             n => {
                 kind.is_file()
@@ -414,7 +414,7 @@ fn foreign_entries(
     Ok(foreign)
 }
 
-/// The label `collect` marks `map.png` with ([`crate::graphics::PNG_MARKER_KEYWORD`]).
+/// The label `collect` marks `map.png` with ([`crate::png_marker::PNG_MARKER_KEYWORD`]).
 pub const MAP_LABEL: &str = "sweep collect";
 
 /// The bytes the staging name `.NAME.sweep-partial-PID-N` adds to `NAME`, at most: the dot,

@@ -6,15 +6,18 @@
 //! 3. the cross-check's stick/slide agreement (red at or below [`AGREEMENT_FLOOR`], green at 1).
 //!
 //! Missing, corrupt and failed cells are light grey, black for failed. The caller registers the
-//! font (`text`) and writes the PNG. A sweep over a scene case has its own figure
-//! ([`super::scene_map`]).
+//! font (`text`) and writes the PNG. A sweep over a scene case has its own figure ([`scene`]).
+//! The cells and the axes are the simulator's ([`crate::sweep`]); only the drawing is here.
+
+pub mod scene;
+pub mod style;
 
 use plotters::prelude::*;
 
-use super::collect::Collected;
-use super::dir::{CellState, Outcome};
-use super::file::TAN_THETA_KEY;
-use super::map_style::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
+use crate::sweep::collect::Collected;
+use crate::sweep::dir::{CellState, Outcome};
+use crate::sweep::file::TAN_THETA_KEY;
+use style::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
 
 /// Agreement at or below this is drawn fully red (SPEC.md §4 asks ≥ 98 % on the book's cases).
 pub const AGREEMENT_FLOOR: f64 = 0.9;
@@ -38,7 +41,7 @@ pub fn render(
 ) -> Option<Result<Vec<u8>, String>> {
     let m = &collected.manifest;
     if m.kind.is_some() {
-        return super::scene_map::render(collected, width, height, text);
+        return scene::render(collected, width, height, text);
     }
     if m.axes.len() < 2 {
         return None;

@@ -1,4 +1,4 @@
-//! What the sweep figures share (`map`: a slope sweep's, `scene_map`: a scene sweep's): the
+//! What the sweep figures share (the module's own: a slope sweep's, `scene`: a scene sweep's): the
 //! verdicts' colours, the cells' rectangles over the axes' values, and the legend box.
 
 use plotters::prelude::*;

@@ -1,6 +1,6 @@
 //! Case files of `kind = "bounce"`: seed 001's bounce scene (SPEC.md §3), three balls dropped on
 //! a floor whose every bounce goes through the impulse law (the scene itself:
-//! `crate::view::bounce`). `cases/bounce.toml` holds the seed's values:
+//! the front-end's `stickslip::view::bounce`). `cases/bounce.toml` holds the seed's values:
 //!
 //! ```toml
 //! kind = "bounce"
@@ -198,7 +198,7 @@ mod tests {
         assert_eq!((c.bounces, c.steps_per_flight), (8, 20));
         assert_eq!(c.steps_per_second, 30.0);
         // And the file on disk is the built-in one.
-        let disk = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/bounce.toml");
+        let disk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/bounce.toml");
         assert_eq!(BounceCase::load(&disk).unwrap().gravity, c.gravity);
     }
 

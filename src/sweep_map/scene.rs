@@ -13,11 +13,11 @@
 
 use plotters::prelude::*;
 
-use super::collect::Collected;
-use super::dir::{CellState, Outcome, SceneCellResult};
-use super::file::SCENE_TAN_THETA_KEY;
-use super::map_style::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
+use super::style::{NO_DATA, axis_positions, draw_legend, edges, verdict_colour};
 use crate::analysis::stick_slip_cycle::StickSlipCycle;
+use crate::sweep::collect::Collected;
+use crate::sweep::dir::{CellState, Outcome, SceneCellResult};
+use crate::sweep::file::SCENE_TAN_THETA_KEY;
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -434,7 +434,7 @@ fn draw_maps(
         let body = m
             .record
             .iter()
-            .find(|c| c.ends_with(super::file::BODY_VERDICT_SUFFIX))
+            .find(|c| c.ends_with(crate::sweep::file::BODY_VERDICT_SUFFIX))
             .cloned()
             .unwrap_or_else(|| "verdict".into());
         vec![body]

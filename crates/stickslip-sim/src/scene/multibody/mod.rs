@@ -17,7 +17,7 @@ pub mod schema;
 pub mod settings;
 pub mod solid;
 pub mod solid_body;
-pub(crate) mod solid_clearance;
+pub mod solid_clearance;
 pub mod solid_schema;
 pub mod system;
 pub mod triangle_obstacle;

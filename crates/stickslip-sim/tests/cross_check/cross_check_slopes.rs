@@ -10,10 +10,10 @@
 
 use std::path::Path;
 
-use stickslip::cross_check::{CrossCheck, CrossCheckConfig};
-use stickslip::gpu::{GpuMode, select_impulse_backend};
-use stickslip::run::runner::{RunOptions, run};
-use stickslip::scene::Scene;
+use stickslip_sim::cross_check::{CrossCheck, CrossCheckConfig};
+use stickslip_sim::gpu::{GpuMode, select_impulse_backend};
+use stickslip_sim::run::runner::{RunOptions, run};
+use stickslip_sim::scene::Scene;
 
 /// SPEC.md §4's floors.
 const OVERALL_AGREEMENT: f64 = 0.98;
@@ -38,7 +38,7 @@ fn optimiser_agrees_with_the_impulse_law_on_every_slope_case() {
     ] {
         let scene = Scene::load(
             &Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("cases")
+                .join("../../cases")
                 .join(file),
         )
         .unwrap();

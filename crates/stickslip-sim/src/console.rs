@@ -1,7 +1,7 @@
 //! What every command shares with the terminal and the command line: printing to stdout (a
 //! closed stdout ends the program quietly), one-line messages, and the rules an option's value
 //! must obey ([`BadOption`], exit 2), and the progress bar of a long run ([`Progress`]). Each command returns its own error; the CLI
-//! ([`crate::app::cli`]) maps them to exit codes.
+//! (`stickslip::app::cli`, in the front-end crate) maps them to exit codes.
 
 use crate::scene::Scene;
 use std::io::{IsTerminal, Write};
