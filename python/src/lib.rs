@@ -1,6 +1,6 @@
 //! `stickslip._native`: the Rust half of the Python package (docs/python.md). Every run goes
-//! through the library's entry points the command line uses ([`stickslip::api`], the runners of
-//! [`stickslip::run`], [`stickslip::rigid::run::simulate`]), so a result equals the CLI's output
+//! through the library's entry points the command line uses ([`stickslip_sim::api`], the runners of
+//! [`stickslip_sim::run`], [`stickslip_sim::rigid::run::simulate`]), so a result equals the CLI's output
 //! files bit for bit. The GIL is released while a case steps; the thread that called in
 //! re-attaches every `SIGNAL_CHECK` to let Python run its signal handlers, so Ctrl-C raises
 //! `KeyboardInterrupt` within a fraction of a second and leaves the interpreter usable.
@@ -15,19 +15,21 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use stickslip::api::{self, LoadError, LoadedCase};
-use stickslip::console::{BadOption, one_line};
-use stickslip::gpu::{GpuError, GpuMode};
-use stickslip::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
-use stickslip::run::multibody::solid::{
+use stickslip_sim::api::{self, LoadError, LoadedCase};
+use stickslip_sim::console::{BadOption, one_line};
+use stickslip_sim::gpu::{GpuError, GpuMode};
+use stickslip_sim::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
+use stickslip_sim::run::multibody::solid::{
     SolidRunner, solid_trajectory_header, solid_trajectory_values,
 };
-use stickslip::run::multibody::stepped::{SceneSteps, run_to_end};
-use stickslip::run::multibody::{SceneRunError, SceneRunner, trajectory_header, trajectory_values};
-use stickslip::run::runner::{self, RunError, Runner};
-use stickslip::scene::{CaseError, Override};
-use stickslip::sweep::SweepError;
-use stickslip::sweep::file::Sweep;
+use stickslip_sim::run::multibody::stepped::{SceneSteps, run_to_end};
+use stickslip_sim::run::multibody::{
+    SceneRunError, SceneRunner, trajectory_header, trajectory_values,
+};
+use stickslip_sim::run::runner::{self, RunError, Runner};
+use stickslip_sim::scene::{CaseError, Override};
+use stickslip_sim::sweep::SweepError;
+use stickslip_sim::sweep::file::Sweep;
 
 /// How often a stepping thread re-attaches to the interpreter to run its signal handlers.
 const SIGNAL_CHECK: Duration = Duration::from_millis(50);
@@ -267,7 +269,7 @@ fn parse_gpu(gpu: &str) -> Result<GpuMode, BadOption> {
 /// A slope case, as `stickslip run` runs it: the options' rules, the impulse law's backend, the
 /// runner driven to the end with the cross-check fed every [`runner::RECORD_CHUNK_STEPS`].
 fn run_slope(
-    scene: stickslip::scene::Scene,
+    scene: stickslip_sim::scene::Scene,
     duration: Option<f64>,
     tol: Option<f64>,
     gpu: &str,
@@ -291,7 +293,7 @@ fn run_slope(
     })?;
     bar.finish();
     let summary = runner.summary(Some(check.finish()));
-    let headers = stickslip::app::output::TRAJECTORY_HEADER.split(',');
+    let headers = stickslip_sim::run::runner::TRAJECTORY_HEADER.split(',');
     let rows = &runner.rows;
     let float = |f: fn(&runner::TrajectoryRow) -> f64| Column::Float(rows.iter().map(f).collect());
     let values = [
@@ -356,7 +358,7 @@ fn drive_scene(
 
 /// A scene of bodies, as `stickslip run` runs it.
 fn run_scene(
-    scene: stickslip::scene::multibody::MultibodyScene,
+    scene: stickslip_sim::scene::multibody::MultibodyScene,
     duration: Option<f64>,
     tol: Option<f64>,
     gpu: &str,
@@ -376,7 +378,7 @@ fn run_scene(
 
 /// A 3D scene of tetrahedral bodies, as `stickslip run` runs it.
 fn run_solid(
-    scene: stickslip::scene::multibody::solid::SolidScene,
+    scene: stickslip_sim::scene::multibody::solid::SolidScene,
     duration: Option<f64>,
     tol: Option<f64>,
     gpu: &str,
@@ -399,7 +401,7 @@ fn run_solid(
 fn scene_output(
     header: Vec<String>,
     rows: &[Vec<f64>],
-    verdicts: Vec<(String, stickslip::run::verdict::Verdict)>,
+    verdicts: Vec<(String, stickslip_sim::run::verdict::Verdict)>,
     summary_json: String,
 ) -> Result<RunOutput, Stop> {
     let iterations = header.len() - 2;
@@ -432,7 +434,7 @@ fn scene_output(
 
 /// A rigid case, as `stickslip run` runs it (one call: it is not interrupted mid-run).
 fn run_rigid(
-    scene: stickslip::rigid::case::RigidScene,
+    scene: stickslip_sim::rigid::case::RigidScene,
     duration: Option<f64>,
     tol: Option<f64>,
 ) -> Result<RunOutput, Stop> {
@@ -442,12 +444,12 @@ fn run_rigid(
         );
     }
     api::check_rigid_duration(&scene, duration)?;
-    let run = stickslip::rigid::run::simulate(&scene, duration)
+    let run = stickslip_sim::rigid::run::simulate(&scene, duration)
         .map_err(|e| Stop::Failed(e.to_string()))?;
     let rows: Vec<[f64; 19]> = run
         .rows
         .iter()
-        .map(stickslip::rigid::run::trajectory_values)
+        .map(stickslip_sim::rigid::run::trajectory_values)
         .collect();
     let columns = RIGID_HEADER
         .split(',')
@@ -460,7 +462,7 @@ fn run_rigid(
         })
         .collect();
     let e = &run.events;
-    let float = |f: &dyn Fn(&stickslip::rigid::run::ImpactEvent) -> f64| {
+    let float = |f: &dyn Fn(&stickslip_sim::rigid::run::ImpactEvent) -> f64| {
         EventColumn::Float(e.iter().map(f).collect())
     };
     let values = vec![

@@ -895,8 +895,7 @@ impl OutputFile {
     }
 }
 
-/// Column names of `trajectory.csv`, with units.
-pub const TRAJECTORY_HEADER: &str = "t_s,centroid_x_m,centroid_y_m,centroid_vx_m_per_s,centroid_vy_m_per_s,downhill_distance_m,downhill_speed_m_per_s,min_distance_to_slope_m,newton_iterations,final_residual_m_per_s";
+pub use crate::run::runner::TRAJECTORY_HEADER;
 
 /// Writes `trajectory.csv`.
 pub fn write_trajectory(path: &Path, rows: &[TrajectoryRow]) -> Result<(), OutputError> {

@@ -48,6 +48,10 @@ pub enum RunError {
     },
 }
 
+/// Column names of the slope's `trajectory.csv`, with units, one per field of a
+/// [`TrajectoryRow`] in order.
+pub const TRAJECTORY_HEADER: &str = "t_s,centroid_x_m,centroid_y_m,centroid_vx_m_per_s,centroid_vy_m_per_s,downhill_distance_m,downhill_speed_m_per_s,min_distance_to_slope_m,newton_iterations,final_residual_m_per_s";
+
 /// One line of `trajectory.csv`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct TrajectoryRow {
