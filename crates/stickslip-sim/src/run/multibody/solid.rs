@@ -477,7 +477,7 @@ impl SolidRunner {
                     .settings
                     .stick
                     .is_exact()
-                    .then(|| verdict::radius(&self.sim.x[self.bodies[k].clone()])),
+                    .then(|| verdict::radius(self.body(k).of(&self.sim.x))),
             },
             self.scene.settings.h,
         )
@@ -492,7 +492,7 @@ impl SolidRunner {
 
     /// Body `k`'s mass, kg.
     pub fn body_mass(&self, k: usize) -> f64 {
-        self.sim.mass()[self.bodies[k].clone()].iter().sum()
+        self.body(k).mass(&self.sim)
     }
 
     /// The half-space body `k` rests on at t = 0, if it is one without surface velocity, as
