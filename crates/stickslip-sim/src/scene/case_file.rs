@@ -16,20 +16,41 @@ use crate::solver::InitialGuess;
 /// A case file is a few hundred bytes; one over 1 MiB is not a case file.
 const MAX_CASE_FILE_BYTES: u64 = 1 << 20;
 
-/// Deserialises an array of exactly two numbers. serde's own `[f64; 2]` reads the first two
-/// elements and ignores the rest, so `[0, 0, -9.81]` would be taken as `[0, 0]`.
-pub(crate) fn exactly_two<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+/// Deserialises an array of exactly `N` numbers, a vector of a scene of dimension `N` (serde's
+/// `[f64; N]` would take the first `N` of a longer array; a vector of the other dimension's
+/// length is refused, naming its key).
+pub(crate) fn exactly_n<'de, De: Deserializer<'de>, const N: usize>(
+    d: De,
+) -> Result<[f64; N], De::Error> {
     let v = Vec::<f64>::deserialize(d)?;
-    <[f64; 2]>::try_from(v.as_slice()).map_err(|_| {
-        serde::de::Error::invalid_length(v.len(), &"an array of exactly 2 numbers, [x, y]")
+    <[f64; N]>::try_from(v.as_slice()).map_err(|_| {
+        let expected = if N == 3 {
+            "an array of exactly 3 numbers, [x, y, z] (the scene declares dimension = 3)"
+        } else {
+            "an array of exactly 2 numbers, [x, y]"
+        };
+        serde::de::Error::invalid_length(v.len(), &expected)
     })
+}
+
+/// [`exactly_n`] for an optional key (called only when the key is present).
+pub(crate) fn exactly_n_opt<'de, De: Deserializer<'de>, const N: usize>(
+    d: De,
+) -> Result<Option<[f64; N]>, De::Error> {
+    exactly_n::<De, N>(d).map(Some)
+}
+
+/// [`exactly_n`] in 2D: serde's own `[f64; 2]` reads the first two elements and ignores the
+/// rest, so `[0, 0, -9.81]` would be taken as `[0, 0]`.
+pub(crate) fn exactly_two<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    exactly_n::<D, 2>(d)
 }
 
 /// [`exactly_two`] for an optional key (called only when the key is present).
 pub(crate) fn exactly_two_opt<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<[f64; 2]>, D::Error> {
-    exactly_two(d).map(Some)
+    exactly_n_opt::<D, 2>(d)
 }
 
 /// An error reading or validating a case file. Its `Display` is one line naming the file, the key

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::contact::BarrierKind;
 use crate::scene::case_file::{
-    NewtonSection, Stick, TimeSection, exactly_two, exactly_two_opt, is_smoothed,
+    NewtonSection, Stick, TimeSection, exactly_n_opt, exactly_two, exactly_two_opt, is_smoothed,
 };
 use crate::solver::Lagging;
 
@@ -122,30 +122,6 @@ pub struct ObstacleSection {
     /// A polyline vertex's contact area, m (default: half the length of its segments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contact_area: Option<f64>,
-}
-
-/// Deserialises an array of exactly `N` numbers, a vector of a scene of dimension `N` (serde's
-/// `[f64; N]` would take the first `N` of a longer array; a vector of the other dimension's
-/// length is refused, naming its key).
-pub(crate) fn exactly_n<'de, De: Deserializer<'de>, const N: usize>(
-    d: De,
-) -> Result<[f64; N], De::Error> {
-    let v = Vec::<f64>::deserialize(d)?;
-    <[f64; N]>::try_from(v.as_slice()).map_err(|_| {
-        let expected = if N == 3 {
-            "an array of exactly 3 numbers, [x, y, z] (the scene declares dimension = 3)"
-        } else {
-            "an array of exactly 2 numbers, [x, y]"
-        };
-        serde::de::Error::invalid_length(v.len(), &expected)
-    })
-}
-
-/// [`exactly_n`] for an optional key (called only when the key is present).
-pub(crate) fn exactly_n_opt<'de, De: Deserializer<'de>, const N: usize>(
-    d: De,
-) -> Result<Option<[f64; N]>, De::Error> {
-    exactly_n::<De, N>(d).map(Some)
 }
 
 /// Serialises an optional vector of `N` numbers as an array (serde's own impls of `[f64; N]`

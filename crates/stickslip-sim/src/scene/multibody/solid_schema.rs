@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::schema::{BarrierSection, DriverSection, FrictionSection, exactly_n, exactly_n_opt};
-use crate::scene::case_file::{NewtonSection, TimeSection};
+use super::schema::{BarrierSection, DriverSection, FrictionSection};
+use crate::scene::case_file::{NewtonSection, TimeSection, exactly_n, exactly_n_opt};
 
 /// `[bodies.NAME]` of a 3D scene: a tetrahedral body, its placement and material.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
