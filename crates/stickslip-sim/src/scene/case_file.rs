@@ -345,6 +345,14 @@ impl Validator<'_> {
         }
     }
 
+    /// Every component of 3-vector `x` at key `key` finite.
+    pub(crate) fn finite3(&self, key: &str, x: [f64; 3]) -> Result<(), CaseError> {
+        if x.iter().all(|c| c.is_finite()) {
+            Ok(())
+        } else {
+            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
+        }
+    }
     pub(crate) fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
         self.finite_vector(key, x)
     }

@@ -23,16 +23,13 @@ use super::settings::SceneSettings;
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
+use super::solid_shapes::{Generated, ShapeInput, shape_keys, shape_named, shape_rule};
 use super::triangle_obstacle::TriangleObstacle;
 use crate::contact::{Coefficients, ContactSurface, EmbeddedVertices, HalfSpace};
 use crate::energy::Vec3;
 use crate::energy::gravity::GravityEnergy;
 use crate::scene::bodies::Material;
 use crate::scene::bodies::affine::AffineBody;
-use crate::scene::bodies::cuboid::{cuboid, cuboid_size};
-use crate::scene::bodies::cylinder::{cylinder, cylinder_size};
-use crate::scene::bodies::ellipsoid::{ellipsoid, ellipsoid_size};
-use crate::scene::bodies::gmsh::read_tet_mesh;
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::bodies::tet_mesh::centroid;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
@@ -489,14 +486,6 @@ impl SolidScene {
 }
 
 impl Validator<'_> {
-    pub(crate) fn finite3(&self, key: &str, x: [f64; 3]) -> Result<(), CaseError> {
-        if x.iter().all(|c| c.is_finite()) {
-            Ok(())
-        } else {
-            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
-        }
-    }
-
     fn solid_body(
         &self,
         name: &str,
@@ -504,22 +493,6 @@ impl Validator<'_> {
         case: Option<&Path>,
     ) -> Result<SolidBodySpec, CaseError> {
         let key = |k: &str| format!("bodies.{name}.{k}");
-        let shape_is = |shape: &str| format!("does not apply to shape = \"{shape}\"");
-        let need = |k: &str, x: Option<f64>| -> Result<f64, CaseError> {
-            let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
-            self.positive(&key(k), x)?;
-            Ok(x)
-        };
-        let need_count = |k: &str, n: Option<usize>, least: usize| -> Result<usize, CaseError> {
-            match n {
-                None => Err(self.invalid(&key(k), "missing", "nothing")),
-                Some(n) if n < least => {
-                    Err(self.invalid(&key(k), &format!("must be at least {least}"), n))
-                }
-                Some(n) if n > 1000 => Err(self.invalid(&key(k), "must be at most 1000", n)),
-                Some(n) => Ok(n),
-            }
-        };
         self.finite3(&key("centre"), b.centre)?;
         let rotation = b.rotation_deg.unwrap_or([0.0; 3]);
         self.finite3(&key("rotation_deg"), rotation)?;
@@ -575,129 +548,26 @@ impl Validator<'_> {
         }
         let centre = Vector3::from(b.centre);
         let rotation = Rotation3::new(Vector3::from(rotation).map(f64::to_radians));
-        let keys = [
-            ("file", b.file.is_some()),
-            ("width", b.width.is_some()),
-            ("depth", b.depth.is_some()),
-            ("height", b.height.is_some()),
-            ("nx", b.nx.is_some()),
-            ("ny", b.ny.is_some()),
-            ("nz", b.nz.is_some()),
-            ("radius", b.radius.is_some()),
-            ("segments", b.segments.is_some()),
-            ("rings", b.rings.is_some()),
-            ("layers", b.layers.is_some()),
-            ("semi_axes", b.semi_axes.is_some()),
-            ("cells", b.cells.is_some()),
-        ];
-        let only = |allowed: &[&str], shape: &str| -> Result<(), CaseError> {
-            match keys
-                .iter()
-                .find(|(k, given)| *given && !allowed.contains(k))
-            {
-                Some((k, _)) => Err(self.invalid(&key(k), &shape_is(shape), "given")),
-                None => Ok(()),
-            }
-        };
-        let mesh_error = |k: &str, e: &dyn std::fmt::Display| {
-            self.invalid(&key(k), &e.to_string(), "the generated mesh")
-        };
-        // A generated mesh is sized from its keys before it is built (issue 41).
-        let sized = |k: &str, size: MeshSize, keys: String| match size.over_limits() {
-            Some(rule) => Err(self.invalid(&key(k), &rule, keys)),
-            None => Ok(()),
-        };
-        let (mesh, shape, axis) = match b.shape.as_str() {
-            "cuboid" => {
-                only(&["width", "depth", "height", "nx", "ny", "nz"], "cuboid")?;
-                let size = Vec3::new(
-                    need("width", b.width)?,
-                    need("depth", b.depth)?,
-                    need("height", b.height)?,
-                );
-                let cells = [
-                    need_count("nx", b.nx, 1)?,
-                    need_count("ny", b.ny, 1)?,
-                    need_count("nz", b.nz, 1)?,
-                ];
-                let [nx, ny, nz] = cells;
-                sized(
-                    "nx",
-                    cuboid_size(cells),
-                    format!("nx, ny, nz = {nx}, {ny}, {nz}"),
-                )?;
-                let mesh = cuboid(size, cells, centre, &rotation, b.density)
-                    .map_err(|e| mesh_error("shape", &e))?;
-                (mesh, SolidShape::Cuboid(size), [0, cells[2]])
-            }
-            "cylinder" => {
-                only(
-                    &["radius", "height", "segments", "rings", "layers"],
-                    "cylinder",
-                )?;
-                let (radius, height) = (need("radius", b.radius)?, need("height", b.height)?);
-                let segments = need_count("segments", b.segments, 3)?;
-                let rings = need_count("rings", b.rings, 1)?;
-                let layers = need_count("layers", b.layers, 1)?;
-                sized(
-                    "segments",
-                    cylinder_size(segments, rings, layers),
-                    format!("segments, rings, layers = {segments}, {rings}, {layers}"),
-                )?;
-                let mesh = cylinder(
-                    radius, height, segments, rings, layers, centre, &rotation, b.density,
-                )
-                .map_err(|e| mesh_error("rings", &e))?;
-                let disk = mesh.len() / (layers + 1);
-                (
-                    mesh,
-                    SolidShape::Cylinder { radius, height },
-                    [0, layers * disk],
-                )
-            }
-            "ellipsoid" => {
-                only(&["semi_axes", "cells"], "ellipsoid")?;
-                let axes = b
-                    .semi_axes
-                    .ok_or_else(|| self.invalid(&key("semi_axes"), "missing", "nothing"))?;
-                self.finite3(&key("semi_axes"), axes)?;
-                if let Some(a) = axes.iter().find(|a| **a <= 0.0) {
-                    return Err(self.invalid(&key("semi_axes"), "must be > 0", a));
-                }
-                let axes = Vec3::from(axes);
-                let cells = need_count("cells", b.cells, 2)?;
-                sized("cells", ellipsoid_size(cells), format!("cells = {cells}"))?;
-                let mesh = ellipsoid(axes, cells, centre, &rotation, b.density)
-                    .map_err(|e| mesh_error("shape", &e))?;
-                let axis = axis_nodes(&mesh.x0, &rotation, centre);
-                (mesh, SolidShape::Ellipsoid(axes), axis)
-            }
-            "mesh" => {
-                only(&["file"], "mesh")?;
-                let file = b
-                    .file
-                    .as_ref()
-                    .ok_or_else(|| self.invalid(&key("file"), "missing", "nothing"))?;
-                let resolved = case
-                    .and_then(Path::parent)
-                    .map_or_else(|| PathBuf::from(file), |dir| dir.join(file));
-                let mut mesh = read_tet_mesh(&resolved, b.density)
-                    .map_err(|e| self.invalid(&key("file"), &e.to_string(), file))?;
-                let c = centroid(&mesh);
-                for x in &mut mesh.x0 {
-                    *x = centre + rotation * (*x - c);
-                }
-                let axis = axis_nodes(&mesh.x0, &rotation, centre);
-                (mesh, SolidShape::Mesh, axis)
-            }
-            other => {
-                return Err(self.invalid(
-                    &key("shape"),
-                    "must be \"cuboid\", \"cylinder\", \"ellipsoid\" or \"mesh\"",
-                    other,
-                ));
-            }
-        };
+        let generator = shape_named(&b.shape)
+            .ok_or_else(|| self.invalid(&key("shape"), &shape_rule(), &b.shape))?;
+        if let Some((k, _)) = shape_keys(b)
+            .iter()
+            .find(|(k, given)| *given && !generator.keys().contains(k))
+        {
+            return Err(self.invalid(
+                &key(k),
+                &format!("does not apply to shape = \"{}\"", generator.name()),
+                "given",
+            ));
+        }
+        let Generated { mesh, shape, axis } = generator.generate(&ShapeInput {
+            v: self,
+            name,
+            b,
+            case,
+            centre,
+            rotation: &rotation,
+        })?;
         let c = centroid(&mesh);
         let (velocity, angular_velocity) = (Vector3::from(velocity), Vector3::from(spin));
         let velocities = mesh
@@ -823,47 +693,10 @@ impl Validator<'_> {
     }
 }
 
-/// Two nodes of a placed mesh on (or nearest) its local z axis through `centre`: the lowest
-/// and the highest in its own frame (`rotation` undone), each the nearest the axis among
-/// those within a thousandth of the mesh's size of the extreme.
-/// The size of body `b`'s generated mesh from its keys (a cuboid's, cylinder's or
-/// ellipsoid's), when they are in their ranges and the body within the one-body limits; None
-/// for a mesh file and for keys the body's own validation refuses.
+/// The size of body `b`'s generated mesh from its keys ([`super::solid_shapes::ShapeGenerator::size`]), when they
+/// are in their ranges and the body within the one-body limits; None for a mesh file and for
+/// keys the body's own validation refuses.
 fn generated_size(b: &SolidBodySection) -> Option<MeshSize> {
-    let count = |n: Option<usize>, least: usize| n.filter(|n| (least..=1000).contains(n));
-    let size = match b.shape.as_str() {
-        "cuboid" => Some(cuboid_size([
-            count(b.nx, 1)?,
-            count(b.ny, 1)?,
-            count(b.nz, 1)?,
-        ])),
-        "cylinder" => Some(cylinder_size(
-            count(b.segments, 3)?,
-            count(b.rings, 1)?,
-            count(b.layers, 1)?,
-        )),
-        "ellipsoid" => Some(ellipsoid_size(count(b.cells, 2)?)),
-        _ => None,
-    }?;
+    let size = shape_named(&b.shape)?.size(b)?;
     size.over_limits().is_none().then_some(size)
-}
-
-fn axis_nodes(x0: &[Vec3], rotation: &Rotation3<f64>, centre: Vec3) -> [usize; 2] {
-    let local: Vec<Vec3> = x0
-        .iter()
-        .map(|x| rotation.inverse() * (x - centre))
-        .collect();
-    let size = local.iter().map(|p| p.amax()).fold(0.0, f64::max);
-    let (lo, hi) = local
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(p.z), hi.max(p.z))
-        });
-    let nearest = |z: f64| {
-        (0..local.len())
-            .filter(|&i| (local[i].z - z).abs() <= 1e-3 * size)
-            .min_by(|&a, &b| local[a].xy().norm().total_cmp(&local[b].xy().norm()))
-            .unwrap_or(0)
-    };
-    [nearest(lo), nearest(hi)]
 }
