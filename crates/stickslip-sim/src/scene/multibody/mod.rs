@@ -19,7 +19,7 @@ pub mod solid;
 pub mod solid_body;
 pub mod solid_clearance;
 pub mod solid_schema;
-pub mod solid_shapes;
+pub(crate) mod solid_shapes;
 pub mod system;
 pub mod triangle_obstacle;
 

@@ -14,8 +14,8 @@ use crate::scene::case_file::{NewtonSection, TimeSection, exactly_n, exactly_n_o
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SolidBodySection {
-    /// The shape's name, one of [`super::solid_shapes::SHAPES`] (each names the keys it reads:
-    /// `"cuboid"`, `"cylinder"`, `"ellipsoid"`, … or `"mesh"`, a Gmsh `.msh` tetrahedral mesh).
+    /// The shape's name, one of `scene::multibody::solid_shapes::SHAPES`, each naming the keys
+    /// it reads: `"cuboid"`, `"cylinder"`, `"ellipsoid"`, … or `"mesh"` (a Gmsh `.msh` file).
     pub shape: String,
     /// A mesh's Gmsh `.msh` file (MSH 4.1, 4-node tetrahedra), relative to the case file; its
     /// mass-weighted centroid is placed at `centre`.
