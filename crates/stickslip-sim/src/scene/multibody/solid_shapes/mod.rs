@@ -5,12 +5,14 @@
 //! * [`cuboid`]: `shape = "cuboid"` (`width`, `depth`, `height`, `nx`, `ny`, `nz`);
 //! * [`cylinder`]: `shape = "cylinder"` (`radius`, `height`, `segments`, `rings`, `layers`);
 //! * [`ellipsoid`]: `shape = "ellipsoid"` (`semi_axes`, `cells`);
+//! * [`sphere`]: `shape = "sphere"` (`radius`, `cells`);
 //! * [`mesh_file`]: `shape = "mesh"` (a Gmsh `.msh` tetrahedral mesh: `file`).
 
 pub mod cuboid;
 pub mod cylinder;
 pub mod ellipsoid;
 pub mod mesh_file;
+pub mod sphere;
 
 use std::path::Path;
 
@@ -28,6 +30,7 @@ pub(crate) const SHAPES: &[&dyn ShapeGenerator] = &[
     &cuboid::Cuboid,
     &cylinder::Cylinder,
     &ellipsoid::Ellipsoid,
+    &sphere::Sphere,
     &mesh_file::MeshFile,
 ];
 
