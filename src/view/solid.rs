@@ -309,7 +309,7 @@ impl SolidCase {
                 .bodies
                 .iter()
                 .zip(&self.scene.bodies)
-                .filter(|(_, b)| b.affine.is_none())
+                .filter(|(_, b)| b.model.affine().is_none())
                 .flat_map(|(r, _)| r.clone())
         };
         let largest = nodes()

@@ -223,7 +223,7 @@ fn an_affine_box_stays_rigid() {
     use stickslip::run::multibody::solid::SolidRunner;
     use stickslip::scene::multibody::solid::SolidScene;
     let scene = SolidScene::load(&root().join("cases/box3d_affine_incline.toml"), &[]).unwrap();
-    let rest = scene.bodies[0].affine.as_ref().unwrap().control;
+    let rest = scene.bodies[0].model.affine().unwrap().control;
     let mut runner = SolidRunner::new(scene, None).unwrap();
     let r = runner.bodies[0].clone();
     assert_eq!(r.len(), 4, "the control nodes");

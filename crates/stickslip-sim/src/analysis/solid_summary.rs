@@ -18,7 +18,6 @@ use crate::run::multibody::DriverSummary;
 use crate::run::multibody::solid::SolidRunner;
 use crate::run::runner::{ExactStick, SolverTotals};
 use crate::run::verdict::{self, Verdict};
-use crate::scene::bodies::Material;
 
 /// A body in `summary.json`.
 #[derive(Clone, Debug, Serialize)]
@@ -121,11 +120,7 @@ impl SolidRunner {
                     name: b.name.clone(),
                     nodes: b.mesh.len(),
                     tetrahedra: b.mesh.tets.len(),
-                    material: match b.material {
-                        Material::NeoHookean(_) => "neo_hookean",
-                        Material::MassSpring { .. } => "mass_spring",
-                        Material::Affine { .. } => "affine",
-                    },
+                    material: b.model.material_name(),
                     mass_kg: self.body_mass(k),
                     support: support.map(|(m, _)| sc.member_name(m).to_string()),
                     verdict: self.body_verdict(k, support),

@@ -285,7 +285,7 @@ impl SolidRunner {
     /// the scene's boundary surface (`solid_boundary`), which is the state vector's unless a
     /// body is affine.
     pub fn mesh_positions(&self) -> Cow<'_, [Vec3]> {
-        if self.scene.bodies.iter().all(|b| b.affine.is_none()) {
+        if self.scene.bodies.iter().all(|b| b.model.affine().is_none()) {
             return Cow::Borrowed(&self.sim.x);
         }
         let mut all = Vec::new();

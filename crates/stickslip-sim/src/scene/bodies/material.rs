@@ -1,5 +1,6 @@
 //! What a body is made of (SPEC.md §7 bodies): the book's mass-spring, the stable neo-Hookean
-//! FEM over the body's triangles (2D) or tetrahedra (3D), or (3D) an affine body.
+//! FEM over the body's triangles (2D) or tetrahedra (3D). (An affine body, `material =
+//! "affine"`, is a body type of its own: `affine::AffineSolid`.)
 
 use crate::energy::neo_hookean::Elasticity;
 
@@ -16,11 +17,4 @@ pub enum Material {
     /// (`energy::neo_hookean`), with Young's modulus and Poisson's ratio; masses lumped from
     /// the element areas (volumes) × density.
     NeoHookean(Elasticity),
-    /// `"affine"` (3D): the body moves with one affine map (`scene::bodies::affine`), its
-    /// elastic energy the orthogonality potential κ V ‖AᵀA − I‖²_F
-    /// (`energy::orthogonality`); masses from the tetrahedra's volumes × density.
-    Affine {
-        /// κ, Pa.
-        stiffness: f64,
-    },
 }

@@ -177,9 +177,6 @@ impl Mesh {
                     projection,
                 )));
             }
-            Material::Affine { .. } => {
-                panic!("affine bodies are 3D (a 2D scene's validation refuses them)")
-            }
             Material::NeoHookean(elasticity) => {
                 let elements: Vec<usize> = self
                     .triangles

@@ -4,7 +4,9 @@
 //!
 //! * [`affine`]: a tetrahedral mesh moving with one affine map, twelve degrees of freedom (ABD,
 //!   SPEC.md §7), its mesh's boundary embedded as contact vertices ([`affine::AffineBody`]);
-//! * [`material`]: what a body is made of ([`Material`]: mass-spring, neo-Hookean or affine);
+//! * [`solid_model`]: how a 3D body's mesh moves and joins a system, one type a file behind
+//!   [`solid_model::SolidModel`]: [`deformable::Deformable`] and [`affine::AffineSolid`];
+//! * [`material`]: what a deformable body is made of ([`Material`]: mass-spring or neo-Hookean);
 //! * [`mesh`]: a 2D triangle mesh ([`Mesh`]) and how it joins a system ([`Mesh::add_to`]);
 //! * [`square`]: the book's square generator (SPEC.md §1);
 //! * [`rectangle`]: a box of nx × ny cells (SPEC.md §7);
@@ -19,12 +21,14 @@
 pub mod affine;
 pub mod cuboid;
 pub mod cylinder;
+pub mod deformable;
 pub mod ellipsoid;
 pub mod gmsh;
 pub mod material;
 pub mod mesh;
 pub mod mesh_rules;
 pub mod rectangle;
+pub mod solid_model;
 pub mod square;
 pub mod tet_mesh;
 

@@ -215,9 +215,6 @@ impl TetMesh {
                     projection,
                 )));
             }
-            Material::Affine { .. } => {
-                panic!("an affine body joins a system through AffineBody::add_to")
-            }
             Material::NeoHookean(elasticity) => {
                 let elements: Vec<usize> =
                     self.tets.iter().flatten().map(|&n| n + offset).collect();

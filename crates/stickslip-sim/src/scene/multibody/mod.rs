@@ -519,9 +519,7 @@ impl Validator<'_> {
                 // mass-spring grids keep the book's even spread.
                 let mesh = match material {
                     Material::MassSpring { .. } => mesh,
-                    Material::NeoHookean(_) | Material::Affine { .. } => {
-                        mesh.with_area_lumped_masses(b.density)
-                    }
+                    Material::NeoHookean(_) => mesh.with_area_lumped_masses(b.density),
                 };
                 (mesh, local, [0, ny])
             }

@@ -14,6 +14,7 @@
 //! node sets the faces of a body's bounding box in its own frame ([`SOLID_NODE_SETS`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use nalgebra::{Rotation3, Vector3};
 
@@ -29,8 +30,10 @@ use crate::contact::{Coefficients, ContactSurface, EmbeddedVertices, HalfSpace};
 use crate::energy::Vec3;
 use crate::energy::gravity::GravityEnergy;
 use crate::scene::bodies::Material;
-use crate::scene::bodies::affine::AffineBody;
+use crate::scene::bodies::affine::{AffineBody, AffineSolid};
+use crate::scene::bodies::deformable::Deformable;
 use crate::scene::bodies::mesh_rules::MeshSize;
+use crate::scene::bodies::solid_model::{Contacts, Launch, SolidModel};
 use crate::scene::bodies::tet_mesh::centroid;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::limits::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
@@ -245,7 +248,7 @@ impl SolidScene {
                 }
             }
         }
-        if let Some(b) = bodies.iter().find(|b| b.affine.is_some()) {
+        if let Some(b) = bodies.iter().find(|b| b.model.affine().is_some()) {
             let key = format!("bodies.{}.material", b.name);
             let refuse = |rule: &str| Err(v.invalid(&key, rule, "affine"));
             if bodies.len() > 1 {
@@ -315,36 +318,21 @@ impl SolidScene {
                 {
                     mesh.contact_area = mesh.facing_contact_area(&h.normal, FACING_FLOOR);
                 }
-                if let (Some(affine), Material::Affine { stiffness }) = (&b.affine, b.material) {
-                    return affine.add_to(
-                        &mesh,
-                        &mut builder,
-                        b.velocity,
-                        b.angular_velocity,
-                        stiffness,
-                        self.settings.projection,
-                        k,
-                        &mut embedded,
-                    );
-                }
-                let range = mesh.add_moving(
+                b.model.add_to(
+                    &mesh,
+                    &Launch {
+                        velocities: &b.velocities,
+                        velocity: b.velocity,
+                        spin: b.angular_velocity,
+                    },
                     &mut builder,
-                    &b.velocities,
-                    &b.material,
                     self.settings.projection,
                     k,
-                    &mut surface,
-                );
-                if let (Material::NeoHookean(elasticity), true) = (b.material, b.damping > 0.0) {
-                    mesh.add_damping(
-                        &mut builder,
-                        range.start,
-                        elasticity,
-                        self.settings.projection,
-                        b.damping,
-                    );
-                }
-                range
+                    &mut Contacts {
+                        surface: &mut surface,
+                        embedded: &mut embedded,
+                    },
+                )
             })
             .collect();
         let mass = builder.masses().to_vec();
@@ -485,6 +473,13 @@ impl SolidScene {
     }
 }
 
+/// What a body's `material` key made of it: an elastic mesh or an affine body of stiffness κ
+/// (Pa).
+enum MadeOf {
+    Elastic(Material),
+    Affine { stiffness: f64 },
+}
+
 impl Validator<'_> {
     fn solid_body(
         &self,
@@ -525,21 +520,21 @@ impl Validator<'_> {
                 .stiffness
                 .ok_or_else(|| self.invalid(&key("stiffness"), "missing", "nothing"))?;
             self.positive(&key("stiffness"), stiffness)?;
-            Material::Affine { stiffness }
+            MadeOf::Affine { stiffness }
         } else {
-            self.material(
+            MadeOf::Elastic(self.material(
                 name,
                 &b.material,
                 b.stiffness,
                 b.youngs_modulus,
                 b.poisson_ratio,
-            )?
+            )?)
         };
         let damping = b.damping.unwrap_or(0.0);
         if !(damping.is_finite() && damping >= 0.0) {
             return Err(self.invalid(&key("damping"), "must be finite and >= 0", damping));
         }
-        if damping > 0.0 && !matches!(material, Material::NeoHookean(_)) {
+        if damping > 0.0 && !matches!(material, MadeOf::Elastic(Material::NeoHookean(_))) {
             return Err(self.invalid(
                 &key("damping"),
                 "applies to material = \"neo_hookean\" only",
@@ -595,12 +590,18 @@ impl Validator<'_> {
                 ));
             }
         };
-        let affine = matches!(material, Material::Affine { .. }).then(|| match shape {
-            SolidShape::Ellipsoid(axes) => {
-                AffineBody::ellipsoid(&mesh, axes, b.density, centre, &rotation)
-            }
-            _ => AffineBody::new(&mesh),
-        });
+        let model: Arc<dyn SolidModel> = match material {
+            MadeOf::Elastic(material) => Arc::new(Deformable { material, damping }),
+            MadeOf::Affine { stiffness } => Arc::new(AffineSolid {
+                body: match shape {
+                    SolidShape::Ellipsoid(axes) => {
+                        AffineBody::ellipsoid(&mesh, axes, b.density, centre, &rotation)
+                    }
+                    _ => AffineBody::new(&mesh),
+                },
+                stiffness,
+            }),
+        };
         Ok(SolidBodySpec {
             name: name.to_string(),
             mesh,
@@ -608,12 +609,10 @@ impl Validator<'_> {
             velocities,
             velocity,
             angular_velocity,
-            material,
-            damping,
+            model,
             axis,
             local,
             full_contact_weights,
-            affine,
         })
     }
 

@@ -1,11 +1,12 @@
-//! A 3D body of a scene as validated: its tetrahedral mesh at t = 0, its shape, material and
+//! A 3D body of a scene as validated: its tetrahedral mesh at t = 0, its shape, body type and
 //! launch (SPEC.md §7).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::energy::Vec3;
-use crate::scene::bodies::affine::AffineBody;
-use crate::scene::bodies::{Material, TetMesh};
+use crate::scene::bodies::TetMesh;
+use crate::scene::bodies::solid_model::SolidModel;
 use crate::scene::body::Body;
 
 /// The shape a 3D body was generated as (what the analytic checks need of it).
@@ -41,10 +42,8 @@ pub struct SolidBodySpec {
     pub velocity: Vec3,
     /// The initial angular velocity, rad/s.
     pub angular_velocity: Vec3,
-    /// What it is made of.
-    pub material: Material,
-    /// Stiffness-proportional damping time β, s (0: none; neo-Hookean only).
-    pub damping: f64,
+    /// Its body type: how its mesh moves and joins a system (deformable or affine).
+    pub model: Arc<dyn SolidModel>,
     /// Two nodes on its local z axis (bottom, top): their joining vector's turn is its tilt.
     pub axis: [usize; 2],
     /// Every node at rest in the body's own frame (before its rotation, about its centre), m:
@@ -53,9 +52,6 @@ pub struct SolidBodySpec {
     /// Whether every boundary node keeps its full contact weight against a half-space
     /// (`contact_weights = "full"`) rather than the share facing it at t = 0.
     pub full_contact_weights: bool,
-    /// The body as an affine body (`material = "affine"`): its four control nodes are its nodes in
-    /// the state vector, and its mesh's nodes are placed by them.
-    pub affine: Option<AffineBody>,
 }
 
 impl Body<3> for SolidBodySpec {
@@ -64,14 +60,7 @@ impl Body<3> for SolidBodySpec {
     }
 
     fn place<'a>(&self, x: &'a [Vec3]) -> Cow<'a, [Vec3]> {
-        if self.affine.is_none() {
-            return Cow::Borrowed(x);
-        }
-        let mut out = Vec::with_capacity(self.mesh.len());
-        if let Some(a) = &self.affine {
-            a.place(x, &mut out);
-        }
-        Cow::Owned(out)
+        self.model.place(x)
     }
 
     fn elements(&self) -> usize {
@@ -79,10 +68,6 @@ impl Body<3> for SolidBodySpec {
     }
 
     fn inverted_elements(&self, x: &[Vec3]) -> usize {
-        match &self.affine {
-            // Every tetrahedron shares the control tetrahedron's one map.
-            Some(a) => usize::from(a.inverted(x)) * self.mesh.tets.len(),
-            None => self.mesh.inverted_tets(x),
-        }
+        self.model.inverted_elements(&self.mesh, x)
     }
 }
