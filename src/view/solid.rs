@@ -255,7 +255,7 @@ impl SolidCase {
 
     /// Every body's nodes now, m (what the camera frames).
     pub fn body_points(&self) -> Vec<Vec3> {
-        (0..self.runner.bodies.len())
+        (0..self.runner.layout.bodies.len())
             .flat_map(|k| self.runner.body_positions(k).into_owned())
             .collect()
     }
@@ -306,6 +306,7 @@ impl SolidCase {
         // An affine body's forces act on its control nodes, not on its mesh: not drawn.
         let nodes = || {
             self.runner
+                .layout
                 .bodies
                 .iter()
                 .zip(&self.scene.bodies)

@@ -225,7 +225,7 @@ fn an_affine_box_stays_rigid() {
     let scene = SolidScene::load(&root().join("cases/box3d_affine_incline.toml"), &[]).unwrap();
     let rest = scene.bodies[0].model.affine().unwrap().control;
     let mut runner = SolidRunner::new(scene, None).unwrap();
-    let r = runner.bodies[0].clone();
+    let r = runner.layout.bodies[0].clone();
     assert_eq!(r.len(), 4, "the control nodes");
     let edges = |x: &[nalgebra::Vector3<f64>]| {
         nalgebra::Matrix3::from_columns(&[x[1] - x[0], x[2] - x[0], x[3] - x[0]])
@@ -1357,10 +1357,10 @@ fn pair_records_carry_the_relative_velocity_of_the_two_bodies() {
             for r in &pairs {
                 let node = r.node as usize;
                 let p = runner.sim.x[node];
-                let (first, second) = if runner.bodies[1].contains(&node) {
+                let (first, second) = if runner.layout.bodies[1].contains(&node) {
                     (1, 0)
                 } else {
-                    assert!(runner.bodies[0].contains(&node), "node {node}");
+                    assert!(runner.layout.bodies[0].contains(&node), "node {node}");
                     (0, 1)
                 };
                 let n = Vector3::from(r.normal);

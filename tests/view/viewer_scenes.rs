@@ -530,7 +530,7 @@ fn the_3d_affine_box_is_drawn_from_its_placed_mesh() {
     let dir = tempfile::tempdir().unwrap();
     let png = screenshot(&[case], 1, 100, dir.path(), "affine_box.png");
     let state = solid_stepped(case, 100);
-    assert_eq!(state.runner.bodies[0].len(), 4, "the control nodes");
+    assert_eq!(state.runner.layout.bodies[0].len(), 4, "the control nodes");
     let rect = assert_solid_bodies_drawn(&png, &state, "affine box at step 100");
     assert_solid_contacts(&png, &state, rect, "affine box at step 100");
     let n = state.contact_counts();

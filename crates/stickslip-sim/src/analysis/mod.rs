@@ -72,5 +72,5 @@ pub fn lone_body(run: &SolidRunner) -> Option<(&SolidBodySpec, Footing)> {
     if run.driven() || run.scene.bodies.len() != 1 {
         return None;
     }
-    Some((&run.scene.bodies[0], run.footing[0]?))
+    Some((&run.scene.bodies[0], run.layout.footing[0]?))
 }

@@ -5,29 +5,25 @@
 //! are `crate::analysis`'s.
 
 mod contact_state;
+pub mod scene_runner;
 pub mod solid;
 pub mod stepped;
 mod support;
 
-use std::time::Instant;
-
 use serde::Serialize;
 
 pub use contact_state::ContactState;
+pub use scene_runner::{RunScene, Runner};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
-use crate::cross_check::CrossCheck;
-use crate::cross_check::post_pass::PostPass;
 use crate::energy::{Vec2, Vector};
-use crate::run::physical::{BodyWatch, Physicality};
-use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::body::{Body, BodyHandle};
 use crate::scene::multibody::system::SceneLayout;
-use crate::scene::multibody::{DriverSpec, MultibodyScene};
+use crate::scene::multibody::{DriverSpec, MultibodyScene, SceneSettings};
 use crate::solver::assembly::LinearSolveError;
-use crate::solver::{Simulation, SolveError};
+use crate::solver::{Simulation, SolveError, System};
 
 /// The relative speed of a body over its support above which it slides, in multiples of ε_v:
 /// 2 ε_v, where the static-to-kinetic transition of smoothed friction ends
@@ -207,151 +203,91 @@ impl DriverSummary {
     }
 }
 
-/// A scene being run.
-pub struct SceneRunner {
-    /// The validated scene.
-    pub scene: MultibodyScene,
-    /// Where its pieces are in the system.
-    pub layout: SceneLayout,
-    /// The simulation.
-    pub sim: Simulation<2>,
-    /// One row per step, and t = 0.
-    pub rows: Vec<SceneRow>,
-    /// Totals so far.
-    pub totals: SolverTotals,
-    steps: usize,
+/// A 2D scene being run.
+pub type SceneRunner = Runner<MultibodyScene, 2>;
+
+/// Where a 2D scene's pieces are in its system ([`SceneLayout`]), and every body's angle at
+/// t = 0 (its reference nodes' line, rad).
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Every body's nodes in the state vector.
+    pub bodies: Vec<std::ops::Range<usize>>,
+    /// Every polyline obstacle's nodes (held fixed), by obstacle index.
+    pub polylines: Vec<(usize, std::ops::Range<usize>)>,
+    /// Per driver (in the scene's order), how its force is found.
+    pub drivers: Vec<crate::scene::multibody::system::DriverForce>,
     angle0: Vec<f64>,
-    /// When the runner was made (the summary's wall time).
-    pub(crate) started: Instant,
-    contacts: Vec<ContactPoint<2>>,
-    pairs: Vec<PairDistance<2>>,
-    /// Every contact pair within d̂ at every step, once [`SceneRunner::record_contacts`] was
-    /// called.
-    pub contact_rows: Vec<ContactRow>,
-    recording: bool,
-    /// The impulse-law cross-check, if on.
-    pub(crate) check: Option<PostPass<2>>,
-    /// What every body did, for [`SceneRunner::physicality`].
-    watch: Vec<BodyWatch>,
 }
 
-impl SceneRunner {
-    /// A runner at t = 0 for `duration` s (the case's when `None`).
-    pub fn new(scene: MultibodyScene, duration: Option<f64>) -> Result<SceneRunner, SceneRunError> {
-        let steps = scene.steps_for(duration.unwrap_or(scene.settings.duration));
-        let (system, layout) = scene.system();
-        let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
-            case: scene.name.clone(),
-            source,
-        })?;
-        let angle0 = scene
+impl RunScene<2> for MultibodyScene {
+    type Parts = SceneLayout;
+    type Layout = Layout;
+    type Row = SceneRow;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn settings(&self) -> &SceneSettings {
+        &self.settings
+    }
+
+    fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    fn body(&self, k: usize) -> &dyn Body<2> {
+        &self.bodies[k]
+    }
+
+    fn system(&self) -> (System<2>, SceneLayout) {
+        MultibodyScene::system(self)
+    }
+
+    fn layout(&self, parts: SceneLayout, sim: &Simulation<2>) -> Layout {
+        let angle0 = self
             .bodies
             .iter()
-            .zip(&layout.bodies)
+            .zip(&parts.bodies)
             .map(|(b, r)| {
                 let x = BodyHandle::new(b, r).of(&sim.x);
                 let [a, c] = b.reference;
                 verdict::unwrapped_angle(&x[a], &x[c], 0.0)
             })
             .collect();
-        let mut runner = SceneRunner {
-            totals: SolverTotals {
-                min_distance: f64::INFINITY,
-                max_energy_increase: f64::NEG_INFINITY,
-                symbolic_factorisations: sim.symbolic_factorisations(),
-                ..Default::default()
-            },
-            scene,
-            layout,
-            sim,
-            rows: Vec::with_capacity(steps + 1),
-            steps,
+        Layout {
+            bodies: parts.bodies,
+            polylines: parts.polylines,
+            drivers: parts.drivers,
             angle0,
-            started: Instant::now(),
-            contacts: Vec::new(),
-            pairs: Vec::new(),
-            contact_rows: Vec::new(),
-            recording: false,
-            check: None,
-            watch: Vec::new(),
-        };
-        let row = runner.row(0, 0.0);
-        runner.totals.min_distance = row
-            .bodies
-            .iter()
-            .map(|b| b.min_distance)
-            .fold(f64::INFINITY, f64::min);
-        runner.watch = row
-            .bodies
-            .iter()
-            .map(|b| {
-                let mut w = BodyWatch::default();
-                w.observe(0.0, 0, b.min_distance, b.angular_velocity.abs());
-                w
-            })
-            .collect();
-        runner.rows.push(row);
-        Ok(runner)
-    }
-
-    /// Body `k` and its nodes in the state vector.
-    pub fn body(&self, k: usize) -> BodyHandle<'_, 2> {
-        BodyHandle::new(&self.scene.bodies[k], &self.layout.bodies[k])
-    }
-
-    /// Steps in all.
-    pub fn total_steps(&self) -> usize {
-        self.steps
-    }
-
-    /// Whether every step has been taken.
-    pub fn done(&self) -> bool {
-        self.sim.step >= self.steps
-    }
-
-    /// The row of the current state.
-    fn row(&mut self, newton_iterations: usize, final_residual: f64) -> SceneRow {
-        let mut contacts = std::mem::take(&mut self.contacts);
-        let mut pairs = std::mem::take(&mut self.pairs);
-        self.sim.contacts(&mut contacts);
-        match self.sim.contact() {
-            Some(c) => c.distances(&self.sim.x, &mut pairs),
-            None => pairs.clear(),
         }
-        let row = self.row_with(&contacts, &pairs, newton_iterations, final_residual);
-        if self.recording {
-            self.push_contact_rows(&pairs);
-        }
-        self.contacts = contacts;
-        self.pairs = pairs;
-        row
     }
 
-    /// From now on (this state included), every step's contact pairs within d̂ are kept in
-    /// [`SceneRunner::contact_rows`].
-    pub fn record_contacts(&mut self) {
-        if self.recording {
-            return;
-        }
-        self.recording = true;
-        let mut pairs = std::mem::take(&mut self.pairs);
-        if let Some(c) = self.sim.contact() {
-            c.distances(&self.sim.x, &mut pairs);
-        }
-        self.push_contact_rows(&pairs);
-        self.pairs = pairs;
+    fn nodes(layout: &Layout, k: usize) -> &std::ops::Range<usize> {
+        &layout.bodies[k]
     }
 
-    fn push_contact_rows(&mut self, pairs: &[PairDistance<2>]) {
-        push_contact_rows(
-            self.sim.time(),
-            self.scene.settings.barrier.dhat,
-            pairs,
-            &self.sim.v,
-            &mut self.contact_rows,
-        );
+    fn row(
+        run: &SceneRunner,
+        contacts: &[ContactPoint<2>],
+        pairs: &[PairDistance<2>],
+        newton_iterations: usize,
+        final_residual: f64,
+    ) -> SceneRow {
+        run.row_with(contacts, pairs, newton_iterations, final_residual)
     }
 
+    fn time(row: &SceneRow) -> f64 {
+        row.t
+    }
+
+    fn watched(row: &SceneRow, k: usize) -> (f64, f64) {
+        let b = &row.bodies[k];
+        (b.min_distance, b.angular_velocity.abs())
+    }
+}
+
+impl SceneRunner {
     fn row_with(
         &self,
         contacts: &[ContactPoint<2>],
@@ -366,8 +302,8 @@ impl SceneRunner {
                 let (c, v) = body.centre_velocity(sim);
                 let x = body.of(&sim.x);
                 let [a, e] = self.scene.bodies[k].reference;
-                let previous =
-                    self.rows.last().map_or(0.0, |row| row.bodies[k].rotation) + self.angle0[k];
+                let previous = self.rows.last().map_or(0.0, |row| row.bodies[k].rotation)
+                    + self.layout.angle0[k];
                 let angle = verdict::unwrapped_angle(&x[a], &x[e], previous);
                 let to_half_spaces = self
                     .scene
@@ -400,7 +336,7 @@ impl SceneRunner {
                     y: c.y,
                     vx: v.x,
                     vy: v.y,
-                    rotation: angle - self.angle0[k],
+                    rotation: angle - self.layout.angle0[k],
                     min_distance,
                     slip,
                 }
@@ -414,66 +350,6 @@ impl SceneRunner {
             newton_iterations,
             final_residual,
         }
-    }
-
-    /// Takes one step and appends its row.
-    pub fn step(&mut self) -> Result<(), SceneRunError> {
-        let stats = self.sim.step().map_err(|source| SceneRunError::Solve {
-            case: self.scene.name.clone(),
-            source,
-        })?;
-        if let Some(check) = self.check.as_mut() {
-            check.record_step(&self.sim);
-            if self.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) {
-                self.flush_records()?;
-            }
-        }
-        let row = self.row(stats.iterations, stats.residual);
-        // The bodies' inversions are counted one body at a time (the most in one body).
-        let inverted: Vec<usize> = (0..self.scene.bodies.len())
-            .map(|k| self.body(k).inverted_elements(&self.sim))
-            .collect();
-        self.totals.record_step(
-            &stats,
-            &self.sim,
-            inverted.iter().copied().max().unwrap_or(0),
-        );
-        // The summary's smallest distance is the trajectory's: every node (a body turned inside
-        // out can put interior nodes past a half-space the solver's boundary pairs never see).
-        for ((w, b), &n) in self.watch.iter_mut().zip(&row.bodies).zip(&inverted) {
-            w.observe(row.t, n, b.min_distance, b.angular_velocity.abs());
-            self.totals.min_distance = self.totals.min_distance.min(b.min_distance);
-        }
-        self.rows.push(row);
-        Ok(())
-    }
-
-    /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
-    /// from now on: each node against a half-space in friction's set (less a belt's surface
-    /// velocity), and each point–edge pair, between bodies or with a polyline obstacle, at its
-    /// closest points' relative velocity ([`crate::cross_check::records::Recorder::push_step_records`]).
-    pub fn set_cross_check(&mut self, check: CrossCheck) {
-        self.check = Some(PostPass::new(check));
-    }
-
-    /// Hands the records held so far to the cross-check (at the end of a run, before
-    /// [`SceneRunner::summary`]).
-    pub fn flush_records(&mut self) -> Result<(), SceneRunError> {
-        let Some(check) = self.check.as_mut() else {
-            return Ok(());
-        };
-        check.flush().map_err(|source| SceneRunError::CrossCheck {
-            case: self.scene.name.clone(),
-            source,
-        })
-    }
-
-    /// Whether the run so far is physical: every body's inversions and penetrations, and its
-    /// spins past [`crate::run::physical::SPIN_PER_STEP_BOUND_RAD`] a step.
-    pub fn physicality(&self) -> Physicality {
-        let names: Vec<&str> = self.scene.bodies.iter().map(|b| b.name.as_str()).collect();
-        let elements: Vec<usize> = self.scene.bodies.iter().map(Body::elements).collect();
-        Physicality::of(&names, &elements, &self.watch, self.scene.settings.h)
     }
 
     /// Body `k`'s support at the end ([`Support`]).

@@ -6,21 +6,17 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::time::Instant;
 
-use super::{ContactRow, SceneRunError, push_contact_rows, support};
+use super::scene_runner::{RunScene, Runner};
+use super::support;
 use crate::contact::{ContactPoint, PairDistance};
-use crate::cross_check::CrossCheck;
-use crate::cross_check::post_pass::PostPass;
 use crate::energy::Vec3;
-use crate::run::physical::{BodyWatch, Physicality};
-use crate::run::runner::RECORD_CHUNK_STEPS;
-use crate::run::runner::SolverTotals;
 use crate::run::verdict::{self, Verdict};
 use crate::scene::body::{Body, BodyHandle};
+use crate::scene::multibody::SceneSettings;
 use crate::scene::multibody::drivers::DriverForce;
 use crate::scene::multibody::solid::SolidScene;
-use crate::solver::Simulation;
+use crate::solver::{Simulation, System};
 
 /// One body's state in a trajectory row.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,53 +71,55 @@ pub struct Footing {
 }
 
 /// A 3D scene being run.
-pub struct SolidRunner {
-    /// The validated scene.
-    pub scene: SolidScene,
-    /// Every body's nodes in the state vector.
+pub type SolidRunner = Runner<SolidScene, 3>;
+
+/// Where a 3D scene's pieces are in its system, and what a run keeps of t = 0.
+#[derive(Clone, Debug)]
+pub struct SolidLayout {
+    /// Every body's nodes in the state vector (an affine body's: its control nodes).
     pub bodies: Vec<Range<usize>>,
-    /// The simulation.
-    pub sim: Simulation<3>,
     /// How every driver's force on its body is found, in the scene's order.
-    drivers: Vec<DriverForce<3>>,
-    /// One row per step, and t = 0.
-    pub rows: Vec<SolidRow>,
-    /// Totals so far.
-    pub totals: SolverTotals,
-    steps: usize,
+    pub drivers: Vec<DriverForce<3>>,
     /// How every body sits on its support at t = 0.
     pub footing: Vec<Option<Footing>>,
     axis0: Vec<Vec3>,
     centre0: Vec<Vec3>,
-    /// When the runner was made (the summary's wall time).
-    pub(crate) started: Instant,
-    contacts: Vec<ContactPoint<3>>,
-    pairs: Vec<PairDistance<3>>,
-    /// The impulse-law cross-check of every contact, if on ([`SolidRunner::set_cross_check`]).
-    pub(crate) check: Option<PostPass<3>>,
-    /// Every step's contact pairs within d̂ once [`SolidRunner::record_contacts`] was called.
-    pub contact_rows: Vec<ContactRow<3>>,
-    recording: bool,
-    /// What every body did, for [`SolidRunner::physicality`].
-    watch: Vec<BodyWatch>,
 }
 
-impl SolidRunner {
-    /// A runner at t = 0 for `duration` s (the case's when `None`).
-    pub fn new(scene: SolidScene, duration: Option<f64>) -> Result<SolidRunner, SceneRunError> {
-        let steps = scene.steps_for(duration.unwrap_or(scene.settings.duration));
-        let (system, bodies, drivers) = scene.system_and_drivers();
-        let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
-            case: scene.name.clone(),
-            source,
-        })?;
-        let g = scene.gravity;
+impl RunScene<3> for SolidScene {
+    type Parts = (Vec<Range<usize>>, Vec<DriverForce<3>>);
+    type Layout = SolidLayout;
+    type Row = SolidRow;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn settings(&self) -> &SceneSettings {
+        &self.settings
+    }
+
+    fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    fn body(&self, k: usize) -> &dyn Body<3> {
+        &self.bodies[k]
+    }
+
+    fn system(&self) -> (System<3>, Self::Parts) {
+        let (system, bodies, drivers) = self.system_and_drivers();
+        (system, (bodies, drivers))
+    }
+
+    fn layout(&self, (bodies, drivers): Self::Parts, sim: &Simulation<3>) -> SolidLayout {
+        let g = self.gravity;
         let footing = bodies
             .iter()
             .enumerate()
             .map(|(k, r)| {
                 let support =
-                    scene.nearest_support(&BodyHandle::new(&scene.bodies[k], r).positions(&sim))?;
+                    self.nearest_support(&BodyHandle::new(&self.bodies[k], r).positions(sim))?;
                 let n = support.normal;
                 let along = g - n * g.dot(&n);
                 let fall_line = (along.norm() > 1e-9 * g.norm()).then(|| along.normalize());
@@ -132,149 +130,55 @@ impl SolidRunner {
                 })
             })
             .collect();
-        let axis0 = scene
+        let axis0 = self
             .bodies
             .iter()
             .zip(&bodies)
             .map(|(b, r)| {
-                let x = BodyHandle::new(b, r).positions(&sim);
+                let x = BodyHandle::new(b, r).positions(sim);
                 x[b.axis[1]] - x[b.axis[0]]
             })
             .collect();
-        let mut runner = SolidRunner {
-            totals: SolverTotals {
-                min_distance: f64::INFINITY,
-                max_energy_increase: f64::NEG_INFINITY,
-                symbolic_factorisations: sim.symbolic_factorisations(),
-                ..Default::default()
-            },
-            centre0: Vec::new(),
-            scene,
+        let centre0 = self
+            .bodies
+            .iter()
+            .zip(&bodies)
+            .map(|(b, r)| BodyHandle::new(b, r).centre_velocity(sim).0)
+            .collect();
+        SolidLayout {
             bodies,
-            sim,
             drivers,
-            rows: Vec::with_capacity(steps + 1),
-            steps,
             footing,
             axis0,
-            started: Instant::now(),
-            contacts: Vec::new(),
-            pairs: Vec::new(),
-            check: None,
-            contact_rows: Vec::new(),
-            recording: false,
-            watch: Vec::new(),
-        };
-        runner.centre0 = (0..runner.bodies.len())
-            .map(|k| runner.body(k).centre_velocity(&runner.sim).0)
-            .collect();
-        let row = runner.row(0, 0.0);
-        runner.totals.min_distance = row
-            .bodies
-            .iter()
-            .map(|b| b.min_distance)
-            .fold(f64::INFINITY, f64::min);
-        runner.watch = row
-            .bodies
-            .iter()
-            .map(|b| {
-                let mut w = BodyWatch::default();
-                w.observe(0.0, 0, b.min_distance, b.angular_velocity.norm());
-                w
-            })
-            .collect();
-        runner.rows.push(row);
-        Ok(runner)
-    }
-
-    /// Steps in all.
-    pub fn total_steps(&self) -> usize {
-        self.steps
-    }
-
-    /// Whether every step has been taken.
-    pub fn done(&self) -> bool {
-        self.sim.step >= self.steps
-    }
-
-    /// Takes one step and appends its row.
-    pub fn step(&mut self) -> Result<(), SceneRunError> {
-        let stats = self.sim.step().map_err(|source| SceneRunError::Solve {
-            case: self.scene.name.clone(),
-            source,
-        })?;
-        if let Some(check) = self.check.as_mut() {
-            check.record_step(&self.sim);
-            if self.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) {
-                self.flush_records()?;
-            }
+            centre0,
         }
-        let row = self.row(stats.iterations, stats.residual);
-        let inverted: Vec<usize> = (0..self.bodies.len())
-            .map(|k| self.body(k).inverted_elements(&self.sim))
-            .collect();
-        self.totals.record_step(
-            &stats,
-            &self.sim,
-            inverted.iter().copied().max().unwrap_or(0),
-        );
-        // The summary's smallest distance is the trajectory's: every mesh node (a body turned
-        // inside out can put interior nodes past a half-space the solver's boundary pairs never
-        // see).
-        for ((w, b), &n) in self.watch.iter_mut().zip(&row.bodies).zip(&inverted) {
-            w.observe(row.t, n, b.min_distance, b.angular_velocity.norm());
-            self.totals.min_distance = self.totals.min_distance.min(b.min_distance);
-        }
-        self.rows.push(row);
-        Ok(())
     }
 
-    /// From now on (this state included), every step's contact pairs within d̂ are kept in
-    /// [`SolidRunner::contact_rows`] (`contacts.csv`).
-    pub fn record_contacts(&mut self) {
-        if self.recording {
-            return;
-        }
-        self.recording = true;
-        let mut pairs = std::mem::take(&mut self.pairs);
-        if let Some(c) = self.sim.contact() {
-            c.distances(&self.sim.x, &mut pairs);
-        }
-        self.push_rows(&pairs);
-        self.pairs = pairs;
+    fn nodes(layout: &SolidLayout, k: usize) -> &Range<usize> {
+        &layout.bodies[k]
     }
 
-    /// Appends `pairs` within d̂ to [`SolidRunner::contact_rows`] at the current state.
-    fn push_rows(&mut self, pairs: &[PairDistance<3>]) {
-        push_contact_rows(
-            self.sim.time(),
-            self.scene.settings.barrier.dhat,
-            pairs,
-            &self.sim.v,
-            &mut self.contact_rows,
-        );
+    fn row(
+        run: &SolidRunner,
+        contacts: &[ContactPoint<3>],
+        pairs: &[PairDistance<3>],
+        newton_iterations: usize,
+        final_residual: f64,
+    ) -> SolidRow {
+        run.row_with(contacts, pairs, newton_iterations, final_residual)
     }
 
-    /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
-    /// from now on: each node against a half-space in friction's set, and each pair between
-    /// bodies or with a triangle mesh at its closest points' relative velocity
-    /// ([`crate::cross_check::records::Recorder::push_step_records`]).
-    pub fn set_cross_check(&mut self, check: CrossCheck) {
-        self.check = Some(PostPass::new(check));
+    fn time(row: &SolidRow) -> f64 {
+        row.t
     }
 
-    /// Hands the records held so far to the cross-check (at the end of a run, before
-    /// [`SolidRunner::summary`]).
-    pub fn flush_records(&mut self) -> Result<(), SceneRunError> {
-        let Some(check) = self.check.as_mut() else {
-            return Ok(());
-        };
-        check.flush().map_err(|source| SceneRunError::CrossCheck {
-            case: self.scene.name.clone(),
-            source,
-        })
+    fn watched(row: &SolidRow, k: usize) -> (f64, f64) {
+        let b = &row.bodies[k];
+        (b.min_distance, b.angular_velocity.norm())
     }
+}
 
+impl SolidRunner {
     /// Body `k`'s mesh nodes now, m: its nodes of the state vector, or an affine body's mesh
     /// placed by its control nodes (`scene::bodies::affine`).
     pub fn body_positions(&self, k: usize) -> Cow<'_, [Vec3]> {
@@ -289,30 +193,24 @@ impl SolidRunner {
             return Cow::Borrowed(&self.sim.x);
         }
         let mut all = Vec::new();
-        for k in 0..self.bodies.len() {
+        for k in 0..self.layout.bodies.len() {
             all.extend_from_slice(&self.body_positions(k));
         }
-        let after = self.bodies.last().map_or(0, |r| r.end);
+        let after = self.layout.bodies.last().map_or(0, |r| r.end);
         all.extend_from_slice(&self.sim.x[after..]);
         Cow::Owned(all)
     }
 
-    /// Body `k` and its nodes in the state vector.
-    pub fn body(&self, k: usize) -> BodyHandle<'_, 3> {
-        BodyHandle::new(&self.scene.bodies[k], &self.bodies[k])
-    }
-
-    fn row(&mut self, newton_iterations: usize, final_residual: f64) -> SolidRow {
-        let mut contacts = std::mem::take(&mut self.contacts);
-        let mut pairs = std::mem::take(&mut self.pairs);
-        self.sim.contacts(&mut contacts);
-        match self.sim.contact() {
-            Some(c) => c.distances(&self.sim.x, &mut pairs),
-            None => pairs.clear(),
-        }
+    fn row_with(
+        &self,
+        contacts: &[ContactPoint<3>],
+        pairs: &[PairDistance<3>],
+        newton_iterations: usize,
+        final_residual: f64,
+    ) -> SolidRow {
         let members = self.scene.members();
         let sim = &self.sim;
-        let bodies = (0..self.bodies.len())
+        let bodies = (0..self.layout.bodies.len())
             .map(|k| {
                 let body = self.body(k);
                 let (c, v) = body.centre_velocity(sim);
@@ -320,7 +218,8 @@ impl SolidRunner {
                 let b = &self.scene.bodies[k];
                 let placed = body.positions(sim);
                 let axis = placed[b.axis[1]] - placed[b.axis[0]];
-                let cos = axis.dot(&self.axis0[k]) / (axis.norm() * self.axis0[k].norm());
+                let axis0 = self.layout.axis0[k];
+                let cos = axis.dot(&axis0) / (axis.norm() * axis0.norm());
                 let tilt = cos.clamp(-1.0, 1.0).acos();
                 let to_half_spaces = self
                     .scene
@@ -333,9 +232,9 @@ impl SolidRunner {
                     .filter(|p| p.bodies.0 == k || p.bodies.1 == k)
                     .map(|p| p.distance)
                     .fold(to_half_spaces, f64::min);
-                let footing = self.footing[k];
+                let footing = self.layout.footing[k];
                 // Slip over what presses on it hardest in this state (else its half-space).
-                let support = support::pressing(&pairs, k, members)
+                let support = support::pressing(pairs, k, members)
                     .map(|(m, _)| m)
                     .or(footing.map(|f| f.member));
                 let (mut weighted, mut total) = (0.0, 0.0);
@@ -348,7 +247,7 @@ impl SolidRunner {
                 }
                 let slip = if total > 0.0 { weighted / total } else { 0.0 };
                 let fall = footing.and_then(|f| f.fall_line);
-                let c0 = self.centre0.get(k).copied().unwrap_or(c);
+                let c0 = self.layout.centre0[k];
                 SolidBodyState {
                     centre: c,
                     velocity: v,
@@ -361,26 +260,18 @@ impl SolidRunner {
                 }
             })
             .collect();
-        if self.recording {
-            self.push_rows(&pairs);
-        }
-        self.contacts = contacts;
-        self.pairs = pairs;
         SolidRow {
             t: self.sim.time(),
             bodies,
-            drivers: self.drivers.iter().map(|d| d.on_body(&self.sim)).collect(),
+            drivers: self
+                .layout
+                .drivers
+                .iter()
+                .map(|d| d.on_body(&self.sim))
+                .collect(),
             newton_iterations,
             final_residual,
         }
-    }
-
-    /// Whether the run so far is physical: every body's inversions and penetrations, and its
-    /// spins past [`crate::run::physical::SPIN_PER_STEP_BOUND_RAD`] a step.
-    pub fn physicality(&self) -> Physicality {
-        let names: Vec<&str> = self.scene.bodies.iter().map(|b| b.name.as_str()).collect();
-        let elements: Vec<usize> = self.scene.bodies.iter().map(Body::elements).collect();
-        Physicality::of(&names, &elements, &self.watch, self.scene.settings.h)
     }
 
     /// What body `k` rests on at the end, as the friction table numbers it (bodies, then
@@ -498,7 +389,7 @@ impl SolidRunner {
     /// The half-space body `k` rests on at t = 0, if it is one without surface velocity, as
     /// (its member number, its unit normal).
     pub fn fixed_half_space(&self, k: usize) -> Option<(usize, Vec3)> {
-        let footing = self.footing[k]?;
+        let footing = self.layout.footing[k]?;
         let h = &self.scene.obstacles[footing.half_space?].1;
         (h.velocity.norm() == 0.0).then_some((footing.member, h.normal))
     }
@@ -527,7 +418,7 @@ pub fn solid_trajectory_header(runner: &SolidRunner) -> Vec<String> {
             "min_distance_m",
             "slip_m_per_s",
         ];
-        if runner.footing[k].and_then(|f| f.fall_line).is_some() {
+        if runner.layout.footing[k].and_then(|f| f.fall_line).is_some() {
             columns.extend(["downhill_m", "downhill_speed_m_per_s"]);
         }
         h.extend(columns.iter().map(|c| format!("{}.{c}", b.name)));

@@ -4,8 +4,6 @@
 //! `Case.run` share.
 
 use super::SceneRunError;
-use super::SceneRunner;
-use super::solid::SolidRunner;
 use crate::cross_check::CrossCheck;
 
 /// What stepping a scene's runner needs of it.
@@ -42,35 +40,3 @@ pub fn run_to_end<R: SceneSteps, E: From<SceneRunError>>(
     runner.flush_records()?;
     Ok(())
 }
-
-/// [`SceneSteps`] by the runner's own methods of the same names.
-macro_rules! scene_steps {
-    ($runner:ty) => {
-        impl SceneSteps for $runner {
-            fn name(&self) -> &str {
-                &self.scene.name
-            }
-            fn total_steps(&self) -> usize {
-                <$runner>::total_steps(self)
-            }
-            fn steps_done(&self) -> usize {
-                self.sim.step
-            }
-            fn done(&self) -> bool {
-                <$runner>::done(self)
-            }
-            fn step(&mut self) -> Result<(), SceneRunError> {
-                <$runner>::step(self)
-            }
-            fn set_cross_check(&mut self, check: CrossCheck) {
-                <$runner>::set_cross_check(self, check)
-            }
-            fn flush_records(&mut self) -> Result<(), SceneRunError> {
-                <$runner>::flush_records(self)
-            }
-        }
-    };
-}
-
-scene_steps!(SceneRunner);
-scene_steps!(SolidRunner);

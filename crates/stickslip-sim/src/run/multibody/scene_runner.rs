@@ -1,0 +1,281 @@
+//! One runner for a scene of either dimension (SPEC.md §7–8): [`Runner`] builds the scene's
+//! system, steps it, keeps one trajectory row per step, the solver's totals, what every body
+//! did (inversions, distances, spins), the contact pairs within d̂ (`contacts.csv`) and the
+//! impulse-law cross-check's records. What a row holds and how a body's support and verdict
+//! are read are the dimension's ([`RunScene`]: the 2D scene in `run::multibody`, the 3D scene
+//! in `run::multibody::solid`).
+
+use std::ops::Range;
+use std::time::Instant;
+
+use super::stepped::SceneSteps;
+use super::{ContactRow, SceneRunError, push_contact_rows};
+use crate::contact::{ContactPoint, PairDistance};
+use crate::cross_check::CrossCheck;
+use crate::cross_check::post_pass::PostPass;
+use crate::run::physical::{BodyWatch, Physicality};
+use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
+use crate::scene::body::{Body, BodyHandle};
+use crate::scene::multibody::SceneSettings;
+use crate::solver::{Simulation, System};
+
+/// What a runner needs of a scene of dimension `D`.
+pub trait RunScene<const D: usize>: Sized {
+    /// What building the system says of where the scene's pieces are.
+    type Parts;
+    /// Where the scene's pieces are in the system, and what a run keeps of t = 0.
+    type Layout;
+    /// One row of the trajectory.
+    type Row;
+
+    /// The scene's name (for messages).
+    fn name(&self) -> &str;
+    /// Its settings (time, barrier, friction, Newton).
+    fn settings(&self) -> &SceneSettings;
+    /// How many bodies it has.
+    fn body_count(&self) -> usize;
+    /// Its body `k`.
+    fn body(&self, k: usize) -> &dyn Body<D>;
+    /// Its system, and where its pieces are.
+    fn system(&self) -> (System<D>, Self::Parts);
+    /// The layout of a run from `parts` and the simulation at t = 0.
+    fn layout(&self, parts: Self::Parts, sim: &Simulation<D>) -> Self::Layout;
+    /// Body `k`'s nodes in the state vector.
+    fn nodes(layout: &Self::Layout, k: usize) -> &Range<usize>;
+    /// The row of `run`'s current state, with its contacts and pairs (within d̂) and the
+    /// step's Newton iterations and final residual (m/s).
+    fn row(
+        run: &Runner<Self, D>,
+        contacts: &[ContactPoint<D>],
+        pairs: &[PairDistance<D>],
+        newton_iterations: usize,
+        final_residual: f64,
+    ) -> Self::Row;
+    /// A row's time, s.
+    fn time(row: &Self::Row) -> f64;
+    /// Body `k`'s smallest distance to an obstacle or body (m) and its angular speed (rad/s)
+    /// in `row`.
+    fn watched(row: &Self::Row, k: usize) -> (f64, f64);
+}
+
+/// A scene being run.
+pub struct Runner<S: RunScene<D>, const D: usize> {
+    /// The validated scene.
+    pub scene: S,
+    /// Where its pieces are in the system.
+    pub layout: S::Layout,
+    /// The simulation.
+    pub sim: Simulation<D>,
+    /// One row per step, and t = 0.
+    pub rows: Vec<S::Row>,
+    /// Totals so far.
+    pub totals: SolverTotals,
+    steps: usize,
+    /// When the runner was made (the summary's wall time).
+    pub(crate) started: Instant,
+    contacts: Vec<ContactPoint<D>>,
+    pairs: Vec<PairDistance<D>>,
+    /// Every contact pair within d̂ at every step, once [`Runner::record_contacts`] was called.
+    pub contact_rows: Vec<ContactRow<D>>,
+    recording: bool,
+    /// The impulse-law cross-check, if on.
+    pub(crate) check: Option<PostPass<D>>,
+    /// What every body did, for [`Runner::physicality`].
+    watch: Vec<BodyWatch>,
+}
+
+impl<S: RunScene<D>, const D: usize> Runner<S, D> {
+    /// A runner at t = 0 for `duration` s (the case's when `None`).
+    pub fn new(scene: S, duration: Option<f64>) -> Result<Self, SceneRunError> {
+        let settings = scene.settings();
+        let steps = settings.steps_for(duration.unwrap_or(settings.duration));
+        let (system, parts) = scene.system();
+        let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
+            case: scene.name().to_string(),
+            source,
+        })?;
+        let layout = scene.layout(parts, &sim);
+        let mut runner = Runner {
+            totals: SolverTotals {
+                min_distance: f64::INFINITY,
+                max_energy_increase: f64::NEG_INFINITY,
+                symbolic_factorisations: sim.symbolic_factorisations(),
+                ..Default::default()
+            },
+            scene,
+            layout,
+            sim,
+            rows: Vec::with_capacity(steps + 1),
+            steps,
+            started: Instant::now(),
+            contacts: Vec::new(),
+            pairs: Vec::new(),
+            contact_rows: Vec::new(),
+            recording: false,
+            check: None,
+            watch: Vec::new(),
+        };
+        let row = runner.row(0, 0.0);
+        let bodies = runner.scene.body_count();
+        runner.totals.min_distance = (0..bodies)
+            .map(|k| S::watched(&row, k).0)
+            .fold(f64::INFINITY, f64::min);
+        runner.watch = (0..bodies)
+            .map(|k| {
+                let (distance, spin) = S::watched(&row, k);
+                let mut w = BodyWatch::default();
+                w.observe(0.0, 0, distance, spin);
+                w
+            })
+            .collect();
+        runner.rows.push(row);
+        Ok(runner)
+    }
+
+    /// Body `k` and its nodes in the state vector.
+    pub fn body(&self, k: usize) -> BodyHandle<'_, D> {
+        BodyHandle::new(self.scene.body(k), S::nodes(&self.layout, k))
+    }
+
+    /// Steps in all.
+    pub fn total_steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Whether every step has been taken.
+    pub fn done(&self) -> bool {
+        self.sim.step >= self.steps
+    }
+
+    /// The row of the current state (its contact pairs kept when recording).
+    fn row(&mut self, newton_iterations: usize, final_residual: f64) -> S::Row {
+        let mut contacts = std::mem::take(&mut self.contacts);
+        let mut pairs = std::mem::take(&mut self.pairs);
+        self.sim.contacts(&mut contacts);
+        match self.sim.contact() {
+            Some(c) => c.distances(&self.sim.x, &mut pairs),
+            None => pairs.clear(),
+        }
+        let row = S::row(self, &contacts, &pairs, newton_iterations, final_residual);
+        if self.recording {
+            self.push_contact_rows(&pairs);
+        }
+        self.contacts = contacts;
+        self.pairs = pairs;
+        row
+    }
+
+    /// From now on (this state included), every step's contact pairs within d̂ are kept in
+    /// [`Runner::contact_rows`] (`contacts.csv`).
+    pub fn record_contacts(&mut self) {
+        if self.recording {
+            return;
+        }
+        self.recording = true;
+        let mut pairs = std::mem::take(&mut self.pairs);
+        if let Some(c) = self.sim.contact() {
+            c.distances(&self.sim.x, &mut pairs);
+        }
+        self.push_contact_rows(&pairs);
+        self.pairs = pairs;
+    }
+
+    /// Appends `pairs` within d̂ to [`Runner::contact_rows`] at the current state.
+    fn push_contact_rows(&mut self, pairs: &[PairDistance<D>]) {
+        push_contact_rows(
+            self.sim.time(),
+            self.scene.settings().barrier.dhat,
+            pairs,
+            &self.sim.v,
+            &mut self.contact_rows,
+        );
+    }
+
+    /// Takes one step and appends its row.
+    pub fn step(&mut self) -> Result<(), SceneRunError> {
+        let stats = self.sim.step().map_err(|source| SceneRunError::Solve {
+            case: self.scene.name().to_string(),
+            source,
+        })?;
+        if let Some(check) = self.check.as_mut() {
+            check.record_step(&self.sim);
+            if self.sim.step.is_multiple_of(RECORD_CHUNK_STEPS) {
+                self.flush_records()?;
+            }
+        }
+        let row = self.row(stats.iterations, stats.residual);
+        // The bodies' inversions are counted one body at a time (the most in one body).
+        let inverted: Vec<usize> = (0..self.scene.body_count())
+            .map(|k| self.body(k).inverted_elements(&self.sim))
+            .collect();
+        self.totals.record_step(
+            &stats,
+            &self.sim,
+            inverted.iter().copied().max().unwrap_or(0),
+        );
+        // The summary's smallest distance is the trajectory's: every mesh node (a body turned
+        // inside out can put interior nodes past a half-space the solver's boundary pairs never
+        // see).
+        let t = S::time(&row);
+        for (k, (w, &n)) in self.watch.iter_mut().zip(&inverted).enumerate() {
+            let (distance, spin) = S::watched(&row, k);
+            w.observe(t, n, distance, spin);
+            self.totals.min_distance = self.totals.min_distance.min(distance);
+        }
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// Runs the impulse-law cross-check (SPEC.md §4) over every contact record of every step
+    /// from now on: each node against a half-space in friction's set (less a belt's surface
+    /// velocity), and each pair between bodies or with an obstacle's mesh at its closest
+    /// points' relative velocity ([`crate::cross_check::records::Recorder::push_step_records`]).
+    pub fn set_cross_check(&mut self, check: CrossCheck) {
+        self.check = Some(PostPass::new(check));
+    }
+
+    /// Hands the records held so far to the cross-check (at the end of a run, before the
+    /// summary).
+    pub fn flush_records(&mut self) -> Result<(), SceneRunError> {
+        let Some(check) = self.check.as_mut() else {
+            return Ok(());
+        };
+        check.flush().map_err(|source| SceneRunError::CrossCheck {
+            case: self.scene.name().to_string(),
+            source,
+        })
+    }
+
+    /// Whether the run so far is physical: every body's inversions and penetrations, and its
+    /// spins past [`crate::run::physical::SPIN_PER_STEP_BOUND_RAD`] a step.
+    pub fn physicality(&self) -> Physicality {
+        let bodies = 0..self.scene.body_count();
+        let names: Vec<&str> = bodies.clone().map(|k| self.scene.body(k).name()).collect();
+        let elements: Vec<usize> = bodies.map(|k| self.scene.body(k).elements()).collect();
+        Physicality::of(&names, &elements, &self.watch, self.scene.settings().h)
+    }
+}
+
+impl<S: RunScene<D>, const D: usize> SceneSteps for Runner<S, D> {
+    fn name(&self) -> &str {
+        self.scene.name()
+    }
+    fn total_steps(&self) -> usize {
+        Runner::total_steps(self)
+    }
+    fn steps_done(&self) -> usize {
+        self.sim.step
+    }
+    fn done(&self) -> bool {
+        Runner::done(self)
+    }
+    fn step(&mut self) -> Result<(), SceneRunError> {
+        Runner::step(self)
+    }
+    fn set_cross_check(&mut self, check: CrossCheck) {
+        Runner::set_cross_check(self, check)
+    }
+    fn flush_records(&mut self) -> Result<(), SceneRunError> {
+        Runner::flush_records(self)
+    }
+}
