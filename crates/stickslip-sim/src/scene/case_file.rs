@@ -345,13 +345,19 @@ impl Validator<'_> {
         }
     }
 
-    /// Every component of 3-vector `x` at key `key` finite.
-    pub(crate) fn finite3(&self, key: &str, x: [f64; 3]) -> Result<(), CaseError> {
-        if x.iter().all(|c| c.is_finite()) {
-            Ok(())
-        } else {
-            Err(self.invalid(key, "every component must be finite", format!("{x:?}")))
+    /// Every component of `x` at key `key` finite. The message lists the components as the
+    /// other vectors of the case's dimension do: 2D by `short_list`, 3D by Rust's debug format
+    /// (kept apart, so that every message reads as it did before the two validators met).
+    pub(crate) fn finite_n<const D: usize>(&self, key: &str, x: [f64; D]) -> Result<(), CaseError> {
+        if D == 3 && !x.iter().all(|c| c.is_finite()) {
+            return Err(self.invalid(key, "every component must be finite", format!("{x:?}")));
         }
+        self.finite_vector(key, x)
+    }
+
+    /// Every component of 3-vector `x` at key `key` finite (`finite_n`'s 3D message).
+    pub(crate) fn finite3(&self, key: &str, x: [f64; 3]) -> Result<(), CaseError> {
+        self.finite_n(key, x)
     }
     pub(crate) fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
         self.finite_vector(key, x)

@@ -13,6 +13,7 @@ mod clearance;
 pub mod dimension;
 pub mod drivers;
 pub mod geometry;
+mod half_space;
 pub mod schema;
 pub mod settings;
 pub mod solid;
@@ -33,6 +34,7 @@ pub use schema::SceneFile;
 pub use settings::SceneSettings;
 
 use drivers::{Face, face_nodes};
+use half_space::HalfSpaceKeys;
 
 use crate::contact::HalfSpace;
 use crate::energy::Vec2;
@@ -651,61 +653,14 @@ impl Validator<'_> {
         name: &str,
         o: &schema::ObstacleSection,
     ) -> Result<HalfSpace<2>, CaseError> {
-        let key = |k: &str| format!("obstacles.{name}.{k}");
-        let normal = match (o.normal, o.angle_deg) {
-            (Some(n), None) => {
-                self.finite2(&key("normal"), n)?;
-                let n = Vector2::from(n);
-                let norm = n.norm();
-                if !(norm > 0.0 && norm.is_finite()) {
-                    return Err(self.invalid(
-                        &key("normal"),
-                        "must be a non-zero vector",
-                        format!("{n:?}"),
-                    ));
-                }
-                n / norm
-            }
-            (None, Some(deg)) => {
-                if !(deg.is_finite() && (0.0..90.0).contains(&deg)) {
-                    return Err(self.invalid(&key("angle_deg"), "must be in [0, 90) degrees", deg));
-                }
-                let t = deg.to_radians();
-                Vector2::new(t.sin(), t.cos())
-            }
-            (Some(_), Some(_)) => {
-                return Err(self.invalid(
-                    &key("angle_deg"),
-                    "state exactly one of normal and angle_deg",
-                    "both",
-                ));
-            }
-            (None, None) => {
-                return Err(self.invalid(
-                    &key("normal"),
-                    "missing: state normal or angle_deg",
-                    "nothing",
-                ));
-            }
-        };
-        let point = o
-            .point
-            .ok_or_else(|| self.invalid(&key("point"), "missing", "nothing"))?;
-        self.finite2(&key("point"), point)?;
-        let velocity = o.velocity.unwrap_or([0.0; 2]);
-        self.finite2(&key("velocity"), velocity)?;
-        let velocity = Vector2::from(velocity);
-        if velocity.dot(&normal).abs() > 1e-12 * velocity.norm() {
-            return Err(self.invalid(
-                &key("velocity"),
-                "a surface's velocity must be along the surface (normal to its normal)",
-                format!("{:?}", velocity.as_slice()),
-            ));
-        }
-        Ok(HalfSpace {
-            normal,
-            point: Vector2::from(point),
-            velocity,
-        })
+        self.half_space_keys(
+            name,
+            HalfSpaceKeys {
+                normal: o.normal,
+                angle_deg: o.angle_deg,
+                point: o.point,
+                velocity: o.velocity,
+            },
+        )
     }
 }

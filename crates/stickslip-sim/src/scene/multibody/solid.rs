@@ -20,6 +20,7 @@ use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
 use super::drivers::{DriverForce, DriverSpec, Face, face_nodes};
+use super::half_space::HalfSpaceKeys;
 use super::settings::SceneSettings;
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
@@ -634,61 +635,15 @@ impl Validator<'_> {
                 "given",
             ));
         }
-        let normal = match (o.normal, o.angle_deg) {
-            (Some(n), None) => {
-                self.finite3(&key("normal"), n)?;
-                let n = Vector3::from(n);
-                let norm = n.norm();
-                if !(norm > 0.0 && norm.is_finite()) {
-                    return Err(self.invalid(
-                        &key("normal"),
-                        "must be a non-zero vector",
-                        format!("{n:?}"),
-                    ));
-                }
-                n / norm
-            }
-            (None, Some(deg)) => {
-                if !(deg.is_finite() && (0.0..90.0).contains(&deg)) {
-                    return Err(self.invalid(&key("angle_deg"), "must be in [0, 90) degrees", deg));
-                }
-                let t = deg.to_radians();
-                Vector3::new(t.sin(), 0.0, t.cos())
-            }
-            (Some(_), Some(_)) => {
-                return Err(self.invalid(
-                    &key("angle_deg"),
-                    "state exactly one of normal and angle_deg",
-                    "both",
-                ));
-            }
-            (None, None) => {
-                return Err(self.invalid(
-                    &key("normal"),
-                    "missing: state normal or angle_deg",
-                    "nothing",
-                ));
-            }
-        };
-        let point = o
-            .point
-            .ok_or_else(|| self.invalid(&key("point"), "missing", "nothing"))?;
-        self.finite3(&key("point"), point)?;
-        let velocity = o.velocity.unwrap_or([0.0; 3]);
-        self.finite3(&key("velocity"), velocity)?;
-        let velocity = Vector3::from(velocity);
-        if velocity.dot(&normal).abs() > 1e-12 * velocity.norm() {
-            return Err(self.invalid(
-                &key("velocity"),
-                "a surface's velocity must be along the surface (normal to its normal)",
-                format!("{:?}", velocity.as_slice()),
-            ));
-        }
-        Ok(HalfSpace {
-            normal,
-            point: Vector3::from(point),
-            velocity,
-        })
+        self.half_space_keys(
+            name,
+            HalfSpaceKeys {
+                normal: o.normal,
+                angle_deg: o.angle_deg,
+                point: o.point,
+                velocity: o.velocity,
+            },
+        )
     }
 }
 
