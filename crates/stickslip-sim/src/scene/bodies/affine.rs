@@ -23,12 +23,10 @@
 //! (`energy::orthogonality`, one element standing for the body's volume V): zero for every
 //! rotation, growing with any strain, so a stiff κ keeps A a rotation.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
 use nalgebra::{Matrix3, Rotation3, SymmetricEigen};
 
-use super::solid_model::{Contacts, Launch, SolidModel};
 use super::tet_mesh::TetMesh;
 use crate::contact::EmbeddedVertices;
 use crate::energy::orthogonality::Orthogonality;
@@ -198,58 +196,6 @@ impl AffineBody {
     /// tetrahedron of the mesh, which shares their one map.
     pub fn inverted(&self, control: &[Vec3]) -> bool {
         orient(&[control[0], control[1], control[2], control[3]]) <= 0.0
-    }
-}
-
-/// `material = "affine"`: an affine body with the stiffness κ (Pa) of its orthogonality
-/// potential.
-#[derive(Clone, Debug)]
-pub struct AffineSolid {
-    /// The body.
-    pub body: AffineBody,
-    /// κ, Pa.
-    pub stiffness: f64,
-}
-
-impl SolidModel for AffineSolid {
-    fn material_name(&self) -> &'static str {
-        "affine"
-    }
-
-    fn add_to(
-        &self,
-        mesh: &TetMesh,
-        launch: &Launch,
-        builder: &mut SystemBuilder<3>,
-        projection: Projection,
-        body: usize,
-        contacts: &mut Contacts,
-    ) -> Range<usize> {
-        self.body.add_to(
-            mesh,
-            builder,
-            launch.velocity,
-            launch.spin,
-            self.stiffness,
-            projection,
-            body,
-            contacts.embedded,
-        )
-    }
-
-    fn place<'a>(&self, x: &'a [Vec3]) -> Cow<'a, [Vec3]> {
-        let mut out = Vec::with_capacity(self.body.weights.len());
-        self.body.place(x, &mut out);
-        Cow::Owned(out)
-    }
-
-    fn inverted_elements(&self, mesh: &TetMesh, x: &[Vec3]) -> usize {
-        // Every tetrahedron shares the control tetrahedron's one map.
-        usize::from(self.body.inverted(x)) * mesh.tets.len()
-    }
-
-    fn affine(&self) -> Option<&AffineBody> {
-        Some(&self.body)
     }
 }
 

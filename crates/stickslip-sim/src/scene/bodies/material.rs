@@ -1,6 +1,6 @@
 //! What a body is made of (SPEC.md §7 bodies): the book's mass-spring, the stable neo-Hookean
 //! FEM over the body's triangles (2D) or tetrahedra (3D). (An affine body, `material =
-//! "affine"`, is a body type of its own: `affine::AffineSolid`.)
+//! "affine"`, is a body type of its own: `affine_solid::AffineSolid`.)
 
 use crate::energy::neo_hookean::Elasticity;
 

@@ -5,7 +5,7 @@
 //! * [`affine`]: a tetrahedral mesh moving with one affine map, twelve degrees of freedom (ABD,
 //!   SPEC.md §7), its mesh's boundary embedded as contact vertices ([`affine::AffineBody`]);
 //! * [`solid_model`]: how a 3D body's mesh moves and joins a system, one type a file behind
-//!   [`solid_model::SolidModel`]: [`deformable::Deformable`] and [`affine::AffineSolid`];
+//!   [`solid_model::SolidModel`]: [`deformable::Deformable`] and [`affine_solid::AffineSolid`];
 //! * [`material`]: what a deformable body is made of ([`Material`]: mass-spring or neo-Hookean);
 //! * [`mesh`]: a 2D triangle mesh ([`Mesh`]) and how it joins a system ([`Mesh::add_to`]);
 //! * [`square`]: the book's square generator (SPEC.md §1);
@@ -19,6 +19,7 @@
 //! * [`mesh_rules`]: the rules every body mesh follows, with the errors that name them.
 
 pub mod affine;
+pub mod affine_solid;
 pub mod cuboid;
 pub mod cylinder;
 pub mod deformable;

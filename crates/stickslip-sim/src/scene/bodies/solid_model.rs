@@ -1,7 +1,7 @@
 //! How a 3D body's mesh moves and joins a system (SPEC.md §7), one file per body type behind
 //! [`SolidModel`]: each node its own degrees of freedom ([`super::deformable::Deformable`]:
 //! mass-spring or neo-Hookean), or every node placed by one affine map of four control nodes
-//! ([`super::affine::AffineSolid`]). A validated body holds its model; the system, the runner,
+//! ([`super::affine_solid::AffineSolid`]). A validated body holds its model; the system, the runner,
 //! the viewer and the outputs ask it, never which type it is.
 
 use std::borrow::Cow;
