@@ -14,6 +14,7 @@ pub mod dimension;
 pub mod drivers;
 pub mod geometry;
 mod half_space;
+pub(crate) mod plane_shapes;
 pub mod schema;
 pub mod settings;
 pub mod solid;
@@ -35,14 +36,12 @@ pub use settings::SceneSettings;
 
 use drivers::{Face, face_nodes};
 use half_space::HalfSpaceKeys;
+use plane_shapes::{Placed, PlaneInput, shape_keys, shape_named, shape_rule};
 
 use crate::contact::HalfSpace;
 use crate::energy::Vec2;
 use crate::scene::bodies::Material;
-use crate::scene::bodies::gmsh::read_triangle_mesh;
 use crate::scene::bodies::mesh_rules::MeshSize;
-use crate::scene::bodies::rectangle::{rectangle, rectangle_size};
-use crate::scene::bodies::square::square;
 use crate::scene::body::Body;
 use crate::scene::case_file::{CaseError, Validator, read_case_file};
 use crate::scene::limits::MAX_NODES;
@@ -153,14 +152,7 @@ pub struct MultibodyScene {
 /// in their ranges and the body within the one-body limits; None for a mesh file and for keys
 /// the body's own validation refuses.
 fn generated_size(b: &schema::BodySection) -> Option<MeshSize> {
-    let count = |n: Option<usize>| n.filter(|n| (1..=1000).contains(n));
-    let size = match b.shape.as_str() {
-        "square" => count(b.n_seg).map(|n| rectangle_size(n, n)),
-        "box" => count(b.nx)
-            .zip(count(b.ny))
-            .map(|(x, y)| rectangle_size(x, y)),
-        _ => None,
-    }?;
+    let size = shape_named(&b.shape)?.size(b)?;
     size.over_limits().is_none().then_some(size)
 }
 
@@ -321,39 +313,6 @@ impl MultibodyScene {
     }
 }
 
-/// A mesh read from a file moved to `centre` (m) and turned by `rotation` (rad) about its
-/// area-weighted centroid: the placed mesh, its nodes relative to that centroid before the
-/// turn (the body's own frame), and two reference nodes for its rotation (its leftmost and
-/// rightmost in that frame).
-fn placed_mesh(read: Mesh, centre: Vec2, rotation: f64) -> (Mesh, Vec<Vec2>, [usize; 2]) {
-    let area = read.area();
-    let centroid = read
-        .triangles
-        .iter()
-        .map(|&[a, b, c]| {
-            let (pa, pb, pc) = (read.x0[a], read.x0[b], read.x0[c]);
-            (pa + pb + pc) / 3.0 * crate::energy::inversion::signed_area(&pa, &pb, &pc)
-        })
-        .sum::<Vec2>()
-        / area;
-    let local: Vec<Vec2> = read.x0.iter().map(|p| p - centroid).collect();
-    let rot = nalgebra::Rotation2::new(rotation);
-    let x0 = local.iter().map(|p| centre + rot * p).collect();
-    let by_x = |a: &&Vec2, b: &&Vec2| a.x.total_cmp(&b.x);
-    let left = local
-        .iter()
-        .enumerate()
-        .min_by(|a, b| by_x(&a.1, &b.1))
-        .map_or(0, |(i, _)| i);
-    let right = local
-        .iter()
-        .enumerate()
-        .max_by(|a, b| by_x(&a.1, &b.1))
-        .map_or(0, |(i, _)| i);
-    let mesh = Mesh::new(x0, read.edges, read.triangles, read.mass, read.contact_area);
-    (mesh, local, [left, right])
-}
-
 /// The sides of a 2D body's bounding box that name node sets (besides `all`).
 const FACES: [Face; 4] = [
     ("left", 0, false),
@@ -421,26 +380,6 @@ impl Validator<'_> {
         case: Option<&Path>,
     ) -> Result<BodySpec, CaseError> {
         let key = |k: &str| format!("bodies.{name}.{k}");
-        let unused = |k: &str, given: bool, what: &str| -> Result<(), CaseError> {
-            if given {
-                Err(self.invalid(&key(k), &format!("does not apply to {what}"), "given"))
-            } else {
-                Ok(())
-            }
-        };
-        let need = |k: &str, x: Option<f64>| -> Result<f64, CaseError> {
-            let x = x.ok_or_else(|| self.invalid(&key(k), "missing", "nothing"))?;
-            self.positive(&key(k), x)?;
-            Ok(x)
-        };
-        let need_count = |k: &str, n: Option<usize>| -> Result<usize, CaseError> {
-            match n {
-                None => Err(self.invalid(&key(k), "missing", "nothing")),
-                Some(0) => Err(self.invalid(&key(k), "must be at least 1", 0)),
-                Some(n) if n > 1000 => Err(self.invalid(&key(k), "must be at most 1000", n)),
-                Some(n) => Ok(n),
-            }
-        };
         self.finite2(&key("centre"), b.centre)?;
         if !b.rotation_deg.is_finite() {
             return Err(self.invalid(&key("rotation_deg"), "must be finite", b.rotation_deg));
@@ -460,94 +399,31 @@ impl Validator<'_> {
         }
         let centre = Vector2::from(b.centre);
         let rotation = b.rotation_deg.to_radians();
-        let grid_keys = [
-            ("side", b.side.is_some()),
-            ("n_seg", b.n_seg.is_some()),
-            ("width", b.width.is_some()),
-            ("height", b.height.is_some()),
-            ("nx", b.nx.is_some()),
-            ("ny", b.ny.is_some()),
-        ];
-        let shape_is = |shape: &str| format!("shape = \"{shape}\"");
-        let (mesh, local, reference) = match b.shape.as_str() {
-            "square" | "box" => {
-                unused("file", b.file.is_some(), &shape_is(&b.shape))?;
-                // A generated mesh is sized from its keys before it is built (issue 41).
-                let sized =
-                    |k: &str, nx: usize, ny: usize, keys: String| match rectangle_size(nx, ny)
-                        .over_limits_of("triangles")
-                    {
-                        Some(rule) => Err(self.invalid(&key(k), &rule, keys)),
-                        None => Ok(()),
-                    };
-                let (mesh, (nx, ny, w, h)) = if b.shape == "square" {
-                    for (k, given) in &grid_keys[2..] {
-                        unused(k, *given, &shape_is("square"))?;
-                    }
-                    let side = need("side", b.side)?;
-                    let n = need_count("n_seg", b.n_seg)?;
-                    sized("n_seg", n, n, format!("n_seg = {n}"))?;
-                    let area = b.contact_area.unwrap_or(side / n as f64);
-                    let mesh = if rotation == 0.0 {
-                        square(side, n, centre, b.density, area)
-                    } else {
-                        rectangle(side, side, n, n, centre, rotation, b.density, area)
-                    };
-                    (mesh, (n, n, side, side))
-                } else {
-                    for (k, given) in &grid_keys[..2] {
-                        unused(k, *given, &shape_is("box"))?;
-                    }
-                    let (w, h) = (need("width", b.width)?, need("height", b.height)?);
-                    let (nx, ny) = (need_count("nx", b.nx)?, need_count("ny", b.ny)?);
-                    sized("nx", nx, ny, format!("nx, ny = {nx}, {ny}"))?;
-                    let area = b.contact_area.unwrap_or(w / nx as f64);
-                    (
-                        rectangle(w, h, nx, ny, centre, rotation, b.density, area),
-                        (nx, ny, w, h),
-                    )
-                };
-                let local = (0..=nx)
-                    .flat_map(|i| {
-                        (0..=ny).map(move |j| {
-                            Vec2::new(
-                                -w / 2.0 + i as f64 * w / nx as f64,
-                                -h / 2.0 + j as f64 * h / ny as f64,
-                            )
-                        })
-                    })
-                    .collect();
-                // A neo-Hookean body's masses follow its elements (its triangles' areas); the
-                // mass-spring grids keep the book's even spread.
-                let mesh = match material {
-                    Material::MassSpring { .. } => mesh,
-                    Material::NeoHookean(_) => mesh.with_area_lumped_masses(b.density),
-                };
-                (mesh, local, [0, ny])
-            }
-            "mesh" => {
-                for (k, given) in &grid_keys {
-                    unused(k, *given, &shape_is("mesh"))?;
-                }
-                let file = b
-                    .file
-                    .as_ref()
-                    .ok_or_else(|| self.invalid(&key("file"), "missing", "nothing"))?;
-                let resolved = case
-                    .and_then(Path::parent)
-                    .map_or_else(|| PathBuf::from(file), |dir| dir.join(file));
-                let read = read_triangle_mesh(&resolved, b.density, b.contact_area)
-                    .map_err(|e| self.invalid(&key("file"), &e.to_string(), file))?;
-                placed_mesh(read, centre, rotation)
-            }
-            other => {
-                return Err(self.invalid(
-                    &key("shape"),
-                    "must be \"square\", \"box\" or \"mesh\"",
-                    other,
-                ));
-            }
-        };
+        let generator = shape_named(&b.shape)
+            .ok_or_else(|| self.invalid(&key("shape"), &shape_rule(), &b.shape))?;
+        if let Some((k, _)) = shape_keys(b)
+            .iter()
+            .find(|(k, given)| *given && !generator.keys().contains(k))
+        {
+            return Err(self.invalid(
+                &key(k),
+                &format!("does not apply to shape = \"{}\"", generator.name()),
+                "given",
+            ));
+        }
+        let Placed {
+            mesh,
+            local,
+            reference,
+        } = generator.generate(&PlaneInput {
+            v: self,
+            name,
+            b,
+            case,
+            centre,
+            rotation,
+            material,
+        })?;
         Ok(BodySpec {
             name: name.to_string(),
             mesh,
