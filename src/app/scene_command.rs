@@ -1,7 +1,9 @@
-//! `stickslip run` for case files of `kind = "scene"` (SPEC.md §7–8): runs a
-//! [`SceneRunner`], writes `trajectory.csv` and `summary.json` through a [`StagedDir`] (a failed
-//! run leaves nothing) and prints every body's verdict, and the stick–slip cycle or the breakaway
-//! beside SPEC.md §8's closed form where the scene has one.
+//! `stickslip run` for case files of `kind = "scene"` (SPEC.md §7–8), 2D and 3D alike
+//! ([`run_scene_case`]): runs the scene's [`Runner`], writes `trajectory.csv` and
+//! `summary.json` through a [`StagedDir`] (a failed run leaves nothing) and prints every body's
+//! verdict; what a 2D scene writes and prints ([`SceneOutputs`] for [`MultibodyScene`]: the
+//! stick–slip cycle or the breakaway beside SPEC.md §8's closed form where the scene has one)
+//! is here, a 3D scene's in `solid_scene_command`.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -12,8 +14,8 @@ use crate::console::{BadOption, EmitError, Progress, emit, one_line};
 use crate::number_format::Short;
 use crate::run::multibody::stepped::run_to_end;
 use crate::run::multibody::{
-    ContactRow, ContactState, DriverSummary, SceneRunError, SceneRunner, trajectory_header,
-    trajectory_values,
+    ContactRow, ContactState, DriverSummary, RunScene, Runner, SceneRunError, SceneRunner,
+    trajectory_header, trajectory_values,
 };
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::{CaseError, Override};
@@ -114,16 +116,54 @@ pub fn check_scene_options(request: &SceneRequest) -> Result<(), SceneCommandErr
     Ok(())
 }
 
-/// `stickslip run CASE --out DIR` for a 2D scene (a 3D one: `solid_scene_command`).
-pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
+/// What `stickslip run` writes and prints for a scene of dimension `D`, beside what every
+/// scene's run shares ([`run_scene_case`]): its options, its trajectory, summary and table, and
+/// (3D) its OBJ frames.
+pub trait SceneOutputs<const D: usize>: RunScene<D> {
+    /// Its `summary.json`.
+    type Summary: serde::Serialize;
+    /// What an OBJ frame needs (its boundary surface), when `--obj` is given.
+    type Frames;
+
+    /// Refuses the options this dimension does not take (after [`check_scene_options`]).
+    fn check_options(request: &SceneRequest) -> Result<(), SceneCommandError>;
+    /// The scene of case file `case` with overrides `set` applied.
+    fn load(case: &Path, set: &[Override]) -> Result<Self, CaseError>;
+    /// The name of member `m` of the friction table (a body, then an obstacle).
+    fn member(&self, m: usize) -> &str;
+    /// What the OBJ frames need, when `--obj` was asked for.
+    fn frames(runner: &Runner<Self, D>, request: &SceneRequest) -> Option<Self::Frames>;
+    /// Writes the frame of `runner`'s current state to `path`.
+    fn write_frame(
+        path: &Path,
+        runner: &Runner<Self, D>,
+        frames: &Self::Frames,
+    ) -> Result<(), OutputError>;
+    /// The run's summary.
+    fn summary(runner: &Runner<Self, D>) -> Self::Summary;
+    /// Writes its `trajectory.csv`.
+    fn write_trajectory(path: &Path, runner: &Runner<Self, D>) -> Result<(), OutputError>;
+    /// The table the run prints.
+    fn table(summary: &Self::Summary) -> String;
+    /// The line naming what was written to `dir`.
+    fn wrote(dir: &Path, request: &SceneRequest, summary: &Self::Summary) -> String;
+    /// The case's name and whether its run was physical.
+    fn outcome(summary: &Self::Summary) -> (&str, &crate::run::physical::Physicality);
+}
+
+/// `stickslip run CASE --out DIR` for a scene of dimension `D`: the options checked, the case
+/// loaded and validated, the impulse law's backend set up and the output directory staged
+/// before the run (bad input leaves the output path as it was); the run stepped to its end
+/// with the cross-check and a progress bar; `trajectory.csv`, `summary.json`, `contacts.csv`
+/// (`--contacts`) and the OBJ frames (`--obj`, 3D) written and moved into place together; the
+/// table printed; exit 3 when a body inverted or penetrated.
+pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
+    request: &SceneRequest,
+) -> Result<(), SceneCommandError> {
     check_scene_options(request)?;
-    reject(
-        "--obj",
-        request.obj,
-        "is written for the slope and 3D scenes, not yet for a 2D scene",
-    )?;
-    let scene = MultibodyScene::load(request.case, request.set)?;
-    crate::api::check_scene_duration(&scene, request.duration)?;
+    S::check_options(request)?;
+    let scene = S::load(request.case, request.set)?;
+    crate::api::check_duration_steps(scene.settings().h, request.duration)?;
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
         PathBuf::from("out").join(
             request
@@ -141,35 +181,105 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
         &out,
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
-    let mut runner = SceneRunner::new(scene, request.duration)?;
+    let mut runner = Runner::<S, D>::new(scene, request.duration)?;
     if request.contacts {
         runner.record_contacts();
     }
-    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
-    let check = crate::api::scene_cross_check(&shared, runner.scene.settings.eps_v);
+    let mut progress = Progress::new(runner.total_steps(), runner.scene.name());
+    let frames = S::frames(&runner, request);
+    let write_frame = |runner: &Runner<S, D>| -> Result<(), OutputError> {
+        let Some(frames) = &frames else {
+            return Ok(());
+        };
+        let name = format!("frame_{:05}.obj", runner.sim.step);
+        staged.write(&name, |path| S::write_frame(path, runner, frames))
+    };
+    write_frame(&runner)?;
+    let eps_v = runner.scene.settings().eps_v;
+    let check = crate::api::scene_cross_check(&shared, eps_v);
     run_to_end(&mut runner, check, |r| {
+        write_frame(r)?;
         progress.update(r.sim.step);
         Ok::<(), SceneCommandError>(())
     })?;
     progress.finish();
-    let summary = runner.summary();
-    staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
-    staged.write("summary.json", |path| write_summary(path, &summary))?;
+    let summary = S::summary(&runner);
+    staged.write("trajectory.csv", |path| S::write_trajectory(path, &runner))?;
+    staged.write("summary.json", |path| {
+        crate::app::output::write_json(path, &summary)
+    })?;
     if request.contacts {
-        staged.write("contacts.csv", |path| write_contacts(path, &runner))?;
+        staged.write("contacts.csv", |path| {
+            write_contact_rows(path, &runner.contact_rows, eps_v, |m| {
+                runner.scene.member(m)
+            })
+        })?;
     }
     let dir = staged.commit()?;
-    emit(&scene_table(&summary))?;
-    let contacts = if request.contacts {
-        ", summary.json and contacts.csv"
-    } else {
-        " and summary.json"
-    };
-    emit(&format!(
-        "\nwrote {}/trajectory.csv{contacts}\n",
-        dir.display()
-    ))?;
-    physical_or_error(&summary.case, &summary.physicality, &dir)
+    emit(&S::table(&summary))?;
+    emit(&S::wrote(&dir, request, &summary))?;
+    let (case, physicality) = S::outcome(&summary);
+    physical_or_error(case, physicality, &dir)
+}
+
+/// `stickslip run CASE --out DIR` for a 2D scene ([`run_scene_case`]).
+pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
+    run_scene_case::<MultibodyScene, 2>(request)
+}
+
+impl SceneOutputs<2> for MultibodyScene {
+    type Summary = SceneSummary;
+    type Frames = std::convert::Infallible;
+
+    fn check_options(request: &SceneRequest) -> Result<(), SceneCommandError> {
+        reject(
+            "--obj",
+            request.obj,
+            "is written for the slope and 3D scenes, not yet for a 2D scene",
+        )?;
+        Ok(())
+    }
+
+    fn load(case: &Path, set: &[Override]) -> Result<Self, CaseError> {
+        MultibodyScene::load(case, set)
+    }
+
+    fn member(&self, m: usize) -> &str {
+        self.member_name(m)
+    }
+
+    fn frames(_: &SceneRunner, _: &SceneRequest) -> Option<Self::Frames> {
+        None
+    }
+
+    fn write_frame(_: &Path, _: &SceneRunner, never: &Self::Frames) -> Result<(), OutputError> {
+        match *never {}
+    }
+
+    fn summary(runner: &SceneRunner) -> SceneSummary {
+        runner.summary()
+    }
+
+    fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
+        write_trajectory(path, runner)
+    }
+
+    fn table(summary: &SceneSummary) -> String {
+        scene_table(summary)
+    }
+
+    fn wrote(dir: &Path, request: &SceneRequest, _: &SceneSummary) -> String {
+        let contacts = if request.contacts {
+            ", summary.json and contacts.csv"
+        } else {
+            " and summary.json"
+        };
+        format!("\nwrote {}/trajectory.csv{contacts}\n", dir.display())
+    }
+
+    fn outcome(summary: &SceneSummary) -> (&str, &crate::run::physical::Physicality) {
+        (&summary.case, &summary.physicality)
+    }
 }
 
 /// The columns of a 2D scene's `contacts.csv`: one row per contact pair within d̂ per step

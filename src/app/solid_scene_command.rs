@@ -1,96 +1,92 @@
-//! `stickslip run` for a 3D scene (`kind = "scene"`, `dimension = 3`, SPEC.md §7–8): runs a
-//! [`SolidRunner`], writes `trajectory.csv` and `summary.json` through a [`StagedDir`] as a 2D
-//! scene's run does, and prints every body's verdict and, for a body on an incline or a puck
-//! sliding and spinning, the measured answer beside the closed form.
+//! `stickslip run` for a 3D scene (`kind = "scene"`, `dimension = 3`, SPEC.md §7–8): what it
+//! writes and prints beside what every scene's run shares
+//! ([`crate::app::scene_command::run_scene_case`]): `trajectory.csv` ([`SolidRunner`]'s
+//! rows), `summary.json`, the OBJ frames (`--obj`), and a table of every body's verdict and, for
+//! a body on an incline or a puck sliding and spinning, the measured answer beside the closed
+//! form.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::analysis::solid_summary::SolidSummary;
-use crate::app::output::{OutputError, StagedDir, WrittenBy};
-use crate::app::scene_command::{SceneCommandError, SceneRequest};
-use crate::console::{BadOption, Progress, emit, one_line};
+use crate::app::output::OutputError;
+use crate::app::scene_command::{SceneCommandError, SceneOutputs, SceneRequest, run_scene_case};
+use crate::console::{BadOption, one_line};
+use crate::contact::ContactSurface;
 use crate::number_format::Short;
 use crate::run::multibody::solid::{SolidRunner, solid_trajectory_header, solid_trajectory_values};
-use crate::run::multibody::stepped::run_to_end;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_clearance::solid_boundary;
+use crate::scene::{CaseError, Override};
 
-/// `stickslip run CASE --out DIR` for a 3D scene.
+/// `stickslip run CASE --out DIR` for a 3D scene ([`run_scene_case`]).
 pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
-    crate::app::scene_command::check_scene_options(request)?;
-    let scene = SolidScene::load(request.case, request.set)?;
-    check_duration(&scene, request.duration)?;
-    let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
-        PathBuf::from("out").join(
-            request
-                .case
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "run".into()),
+    run_scene_case::<SolidScene, 3>(request)
+}
+
+impl SceneOutputs<3> for SolidScene {
+    type Summary = SolidSummary;
+    type Frames = ContactSurface;
+
+    fn check_options(_: &SceneRequest) -> Result<(), SceneCommandError> {
+        Ok(())
+    }
+
+    fn load(case: &Path, set: &[Override]) -> Result<Self, CaseError> {
+        SolidScene::load(case, set)
+    }
+
+    fn member(&self, m: usize) -> &str {
+        self.member_name(m)
+    }
+
+    /// Every body's boundary and every triangle mesh, one object each.
+    fn frames(runner: &SolidRunner, request: &SceneRequest) -> Option<ContactSurface> {
+        request.obj.then(|| {
+            let sc = &runner.scene;
+            solid_boundary(&sc.bodies, &sc.meshes, sc.first_mesh()).1
+        })
+    }
+
+    fn write_frame(
+        path: &Path,
+        runner: &SolidRunner,
+        surface: &ContactSurface,
+    ) -> Result<(), OutputError> {
+        write_obj(path, runner, surface)
+    }
+
+    fn summary(runner: &SolidRunner) -> SolidSummary {
+        runner.summary()
+    }
+
+    fn write_trajectory(path: &Path, runner: &SolidRunner) -> Result<(), OutputError> {
+        write_trajectory(path, runner)
+    }
+
+    fn table(summary: &SolidSummary) -> String {
+        solid_table(summary)
+    }
+
+    fn wrote(dir: &Path, request: &SceneRequest, summary: &SolidSummary) -> String {
+        format!(
+            "\nwrote {}/trajectory.csv and summary.json{}{}\n",
+            dir.display(),
+            if request.contacts {
+                " and contacts.csv"
+            } else {
+                ""
+            },
+            if request.obj {
+                format!(" and {} OBJ frames", summary.solver.steps + 1)
+            } else {
+                String::new()
+            }
         )
-    });
-    // The impulse law's backend before anything is written: a bad STICKSLIP_GPU_BACKENDS or
-    // `--gpu on` without an adapter leaves the output path as it was.
-    let (shared, _) = crate::api::impulse_backend(request.gpu)?;
-    let staged = StagedDir::new(
-        &out,
-        WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
-    )?;
-    let mut runner = SolidRunner::new(scene, request.duration)?;
-    if request.contacts {
-        runner.record_contacts();
     }
-    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
-    // OBJ frames: every body's boundary and every triangle mesh, one object each.
-    let surface = request.obj.then(|| {
-        let sc = &runner.scene;
-        solid_boundary(&sc.bodies, &sc.meshes, sc.first_mesh()).1
-    });
-    let write_frame = |runner: &SolidRunner| -> Result<(), OutputError> {
-        let Some(surface) = &surface else {
-            return Ok(());
-        };
-        let name = format!("frame_{:05}.obj", runner.sim.step);
-        staged.write(&name, |path| write_obj(path, runner, surface))
-    };
-    write_frame(&runner)?;
-    let check = crate::api::scene_cross_check(&shared, runner.scene.settings.eps_v);
-    run_to_end(&mut runner, check, |r| {
-        write_frame(r)?;
-        progress.update(r.sim.step);
-        Ok::<(), SceneCommandError>(())
-    })?;
-    progress.finish();
-    let summary = runner.summary();
-    staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
-    staged.write("summary.json", |path| write_summary(path, &summary))?;
-    if request.contacts {
-        staged.write("contacts.csv", |path| {
-            crate::app::scene_command::write_contact_rows(
-                path,
-                &runner.contact_rows,
-                runner.scene.settings.eps_v,
-                |m| runner.scene.member_name(m),
-            )
-        })?;
+
+    fn outcome(summary: &SolidSummary) -> (&str, &crate::run::physical::Physicality) {
+        (&summary.case, &summary.physicality)
     }
-    let dir = staged.commit()?;
-    emit(&solid_table(&summary))?;
-    emit(&format!(
-        "\nwrote {}/trajectory.csv and summary.json{}{}\n",
-        dir.display(),
-        if request.contacts {
-            " and contacts.csv"
-        } else {
-            ""
-        },
-        if request.obj {
-            format!(" and {} OBJ frames", summary.solver.steps + 1)
-        } else {
-            String::new()
-        }
-    ))?;
-    crate::app::scene_command::physical_or_error(&summary.case, &summary.physicality, &dir)
 }
 
 /// One OBJ frame of a 3D scene: every body's mesh node and every triangle mesh's vertex as a
