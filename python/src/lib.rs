@@ -15,17 +15,13 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use stickslip_sim::analysis::Summarised;
 use stickslip_sim::api::{self, LoadError, LoadedCase};
 use stickslip_sim::console::{BadOption, one_line};
 use stickslip_sim::gpu::{GpuError, GpuMode};
 use stickslip_sim::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
-use stickslip_sim::run::multibody::solid::{
-    SolidRunner, solid_trajectory_header, solid_trajectory_values,
-};
 use stickslip_sim::run::multibody::stepped::{SceneSteps, run_to_end};
-use stickslip_sim::run::multibody::{
-    SceneRunError, SceneRunner, trajectory_header, trajectory_values,
-};
+use stickslip_sim::run::multibody::{Runner as SceneRun, SceneRunError};
 use stickslip_sim::run::runner::{self, RunError, Runner};
 use stickslip_sim::scene::{CaseError, Override};
 use stickslip_sim::sweep::SweepError;
@@ -356,9 +352,9 @@ fn drive_scene(
     Ok(())
 }
 
-/// A scene of bodies, as `stickslip run` runs it.
-fn run_scene(
-    scene: stickslip_sim::scene::multibody::MultibodyScene,
+/// A scene of bodies, 2D or 3D, as `stickslip run` runs it.
+fn run_scene<S: Summarised<D>, const D: usize>(
+    scene: S,
     duration: Option<f64>,
     tol: Option<f64>,
     gpu: &str,
@@ -366,34 +362,17 @@ fn run_scene(
 ) -> Result<RunOutput, Stop> {
     refuse_scene_tol(tol)?;
     api::check_scene_duration(&scene, duration)?;
-    let eps_v = scene.settings.eps_v;
-    let mut runner = SceneRunner::new(scene, duration)?;
+    let eps_v = scene.settings().eps_v;
+    let mut runner = SceneRun::<S, D>::new(scene, duration)?;
     drive_scene(&mut runner, eps_v, gpu, progress)?;
-    let summary = runner.summary();
-    let header = trajectory_header(&runner.scene);
-    let rows: Vec<Vec<f64>> = runner.rows.iter().map(trajectory_values).collect();
-    let verdicts = summary.bodies.iter().map(|b| (b.name.clone(), b.verdict));
-    scene_output(header, &rows, verdicts.collect(), to_json(&summary)?)
-}
-
-/// A 3D scene of tetrahedral bodies, as `stickslip run` runs it.
-fn run_solid(
-    scene: stickslip_sim::scene::multibody::solid::SolidScene,
-    duration: Option<f64>,
-    tol: Option<f64>,
-    gpu: &str,
-    progress: Option<bool>,
-) -> Result<RunOutput, Stop> {
-    refuse_scene_tol(tol)?;
-    api::check_solid_duration(&scene, duration)?;
-    let eps_v = scene.settings.eps_v;
-    let mut runner = SolidRunner::new(scene, duration)?;
-    drive_scene(&mut runner, eps_v, gpu, progress)?;
-    let summary = runner.summary();
-    let header = solid_trajectory_header(&runner);
-    let rows: Vec<Vec<f64>> = runner.rows.iter().map(solid_trajectory_values).collect();
-    let verdicts = summary.bodies.iter().map(|b| (b.name.clone(), b.verdict));
-    scene_output(header, &rows, verdicts.collect(), to_json(&summary)?)
+    let summary = S::summary(&runner);
+    let rows: Vec<Vec<f64>> = runner.trajectory_values().collect();
+    scene_output(
+        runner.trajectory_header(),
+        &rows,
+        S::verdicts(&summary),
+        to_json(&summary)?,
+    )
 }
 
 /// A scene's result (2D or 3D): its trajectory's columns, every one a float but the Newton
@@ -614,7 +593,7 @@ impl Case {
             .detach(move || match case {
                 LoadedCase::Slope(s) => run_slope(s, duration, tol, &gpu, progress),
                 LoadedCase::Scene(s) => run_scene(s, duration, tol, &gpu, progress),
-                LoadedCase::Solid(s) => run_solid(s, duration, tol, &gpu, progress),
+                LoadedCase::Solid(s) => run_scene(s, duration, tol, &gpu, progress),
                 LoadedCase::Rigid(s) => run_rigid(s, duration, tol),
             })
             .map_err(|stop| stop.into_py(py))?;

@@ -8,6 +8,7 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::analysis::Summarised;
 use crate::analysis::summary::SceneSummary;
 use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy, io};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
@@ -15,7 +16,6 @@ use crate::number_format::Short;
 use crate::run::multibody::stepped::run_to_end;
 use crate::run::multibody::{
     ContactRow, ContactState, DriverSummary, RunScene, Runner, SceneRunError, SceneRunner,
-    trajectory_header, trajectory_values,
 };
 use crate::scene::multibody::MultibodyScene;
 use crate::scene::{CaseError, Override};
@@ -119,9 +119,7 @@ pub fn check_scene_options(request: &SceneRequest) -> Result<(), SceneCommandErr
 /// What `stickslip run` writes and prints for a scene of dimension `D`, beside what every
 /// scene's run shares ([`run_scene_case`]): its options, its trajectory, summary and table, and
 /// (3D) its OBJ frames.
-pub trait SceneOutputs<const D: usize>: RunScene<D> {
-    /// Its `summary.json`.
-    type Summary: serde::Serialize;
+pub trait SceneOutputs<const D: usize>: Summarised<D> {
     /// What an OBJ frame needs (its boundary surface), when `--obj` is given.
     type Frames;
 
@@ -139,16 +137,10 @@ pub trait SceneOutputs<const D: usize>: RunScene<D> {
         runner: &Runner<Self, D>,
         frames: &Self::Frames,
     ) -> Result<(), OutputError>;
-    /// The run's summary.
-    fn summary(runner: &Runner<Self, D>) -> Self::Summary;
-    /// Writes its `trajectory.csv`.
-    fn write_trajectory(path: &Path, runner: &Runner<Self, D>) -> Result<(), OutputError>;
     /// The table the run prints.
     fn table(summary: &Self::Summary) -> String;
     /// The line naming what was written to `dir`.
     fn wrote(dir: &Path, request: &SceneRequest, summary: &Self::Summary) -> String;
-    /// The case's name and whether its run was physical.
-    fn outcome(summary: &Self::Summary) -> (&str, &crate::run::physical::Physicality);
 }
 
 /// `stickslip run CASE --out DIR` for a scene of dimension `D`: the options checked, the case
@@ -204,7 +196,7 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
     })?;
     progress.finish();
     let summary = S::summary(&runner);
-    staged.write("trajectory.csv", |path| S::write_trajectory(path, &runner))?;
+    staged.write("trajectory.csv", |path| write_trajectory_of(path, &runner))?;
     staged.write("summary.json", |path| {
         crate::app::output::write_json(path, &summary)
     })?;
@@ -228,7 +220,6 @@ pub fn run_scene(request: &SceneRequest) -> Result<(), SceneCommandError> {
 }
 
 impl SceneOutputs<2> for MultibodyScene {
-    type Summary = SceneSummary;
     type Frames = std::convert::Infallible;
 
     fn check_options(request: &SceneRequest) -> Result<(), SceneCommandError> {
@@ -256,14 +247,6 @@ impl SceneOutputs<2> for MultibodyScene {
         match *never {}
     }
 
-    fn summary(runner: &SceneRunner) -> SceneSummary {
-        runner.summary()
-    }
-
-    fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
-        write_trajectory(path, runner)
-    }
-
     fn table(summary: &SceneSummary) -> String {
         scene_table(summary)
     }
@@ -275,10 +258,6 @@ impl SceneOutputs<2> for MultibodyScene {
             " and summary.json"
         };
         format!("\nwrote {}/trajectory.csv{contacts}\n", dir.display())
-    }
-
-    fn outcome(summary: &SceneSummary) -> (&str, &crate::run::physical::Physicality) {
-        (&summary.case, &summary.physicality)
     }
 }
 
@@ -347,14 +326,22 @@ pub fn write_contact_rows<'a, const D: usize>(
     io(path, w.flush())
 }
 
-/// Writes a scene's `trajectory.csv` (columns: [`trajectory_header`]; a distance with nothing
-/// within the broad phase's reach is +∞: an empty field).
-pub fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
+/// Writes a scene's `trajectory.csv`, 2D or 3D (columns: [`RunScene::trajectory_header`]; a
+/// distance with nothing within the broad phase's reach is +∞: an empty field).
+pub fn write_trajectory_of<S: RunScene<D>, const D: usize>(
+    path: &Path,
+    runner: &Runner<S, D>,
+) -> Result<(), OutputError> {
     crate::app::output::write_number_rows(
         path,
-        &trajectory_header(&runner.scene),
-        runner.rows.iter().map(trajectory_values),
+        &runner.trajectory_header(),
+        runner.trajectory_values(),
     )
+}
+
+/// Writes a 2D scene's `trajectory.csv` ([`write_trajectory_of`]).
+pub fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
+    write_trajectory_of(path, runner)
 }
 
 /// Writes a scene's `summary.json`.

@@ -13,7 +13,7 @@ use crate::app::scene_command::{SceneCommandError, SceneOutputs, SceneRequest, r
 use crate::console::{BadOption, one_line};
 use crate::contact::ContactSurface;
 use crate::number_format::Short;
-use crate::run::multibody::solid::{SolidRunner, solid_trajectory_header, solid_trajectory_values};
+use crate::run::multibody::solid::SolidRunner;
 use crate::scene::multibody::solid::SolidScene;
 use crate::scene::multibody::solid_clearance::solid_boundary;
 use crate::scene::{CaseError, Override};
@@ -24,7 +24,6 @@ pub fn run_solid_scene(request: &SceneRequest) -> Result<(), SceneCommandError> 
 }
 
 impl SceneOutputs<3> for SolidScene {
-    type Summary = SolidSummary;
     type Frames = ContactSurface;
 
     fn check_options(_: &SceneRequest) -> Result<(), SceneCommandError> {
@@ -55,14 +54,6 @@ impl SceneOutputs<3> for SolidScene {
         write_obj(path, runner, surface)
     }
 
-    fn summary(runner: &SolidRunner) -> SolidSummary {
-        runner.summary()
-    }
-
-    fn write_trajectory(path: &Path, runner: &SolidRunner) -> Result<(), OutputError> {
-        write_trajectory(path, runner)
-    }
-
     fn table(summary: &SolidSummary) -> String {
         solid_table(summary)
     }
@@ -82,10 +73,6 @@ impl SceneOutputs<3> for SolidScene {
                 String::new()
             }
         )
-    }
-
-    fn outcome(summary: &SolidSummary) -> (&str, &crate::run::physical::Physicality) {
-        (&summary.case, &summary.physicality)
     }
 }
 
@@ -129,15 +116,11 @@ pub fn check_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), B
     crate::api::check_duration_steps(scene.settings.h, duration)
 }
 
-/// Writes a 3D scene's `trajectory.csv` (columns: [`solid_trajectory_header`]).
+/// Writes a 3D scene's `trajectory.csv`
+/// ([`crate::run::multibody::solid::solid_trajectory_header`]'s columns).
 pub fn write_trajectory(path: &Path, runner: &SolidRunner) -> Result<(), OutputError> {
-    crate::app::output::write_number_rows(
-        path,
-        &solid_trajectory_header(runner),
-        runner.rows.iter().map(solid_trajectory_values),
-    )
+    crate::app::scene_command::write_trajectory_of(path, runner)
 }
-
 /// Writes a 3D scene's `summary.json`.
 pub fn write_summary(path: &Path, summary: &SolidSummary) -> Result<(), OutputError> {
     crate::app::output::write_json(path, summary)

@@ -4,7 +4,7 @@
 //!
 //! * [`load_case`]: a case file of any kind that runs, with `--set` overrides, validated as the
 //!   CLI validates it (errors are the CLI's exit-2 messages);
-//! * [`slope_run_options`], [`check_scene_duration`], [`check_solid_duration`],
+//! * [`slope_run_options`], [`check_scene_duration`],
 //!   [`check_rigid_duration`]: the rules a
 //!   `--duration` and a `--tol` obey for each kind;
 //! * [`impulse_backend`] and [`cross_check_for`]: the impulse law of the slope's cross-check
@@ -25,8 +25,8 @@ use crate::cross_check::impulse_law::{ContactInput, CpuLaw, ImpulseBackend, Shar
 use crate::cross_check::{CrossCheck, CrossCheckConfig};
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::rigid::case::RigidScene;
-use crate::run::multibody::SceneRunError;
 use crate::run::multibody::stepped::{SceneSteps, run_to_end};
+use crate::run::multibody::{RunScene, SceneRunError};
 use crate::run::runner::{self, RunOptions};
 use crate::scene::limits::MAX_STEPS;
 use crate::scene::multibody::MultibodyScene;
@@ -103,20 +103,14 @@ pub fn slope_run_options(
     })
 }
 
-/// A `--duration` for a scene of bodies: finite, > 0, and between 1 and [`MAX_STEPS`] steps of
-/// the case's `time.h`.
-pub fn check_scene_duration(
-    scene: &MultibodyScene,
+/// A `--duration` for a scene of bodies (2D or 3D): finite, > 0, and between 1 and
+/// [`MAX_STEPS`] steps of the case's `time.h`.
+pub fn check_scene_duration<S: RunScene<D>, const D: usize>(
+    scene: &S,
     duration: Option<f64>,
 ) -> Result<(), BadOption> {
     check_positive("--duration", duration)?;
-    check_duration_steps(scene.settings.h, duration)
-}
-
-/// A `--duration` for a 3D scene: as [`check_scene_duration`].
-pub fn check_solid_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), BadOption> {
-    check_positive("--duration", duration)?;
-    check_duration_steps(scene.settings.h, duration)
+    check_duration_steps(scene.settings().h, duration)
 }
 
 /// A `--duration` (s) of a scene of time step `h` (s), 2D or 3D: a whole number of steps,

@@ -29,6 +29,9 @@ pub mod summary;
 #[cfg(doc)]
 use crate::run::multibody::SceneRunner;
 use crate::run::multibody::solid::{Footing, SolidRunner};
+use crate::run::multibody::{RunScene, Runner};
+use crate::run::physical::Physicality;
+use crate::run::verdict::Verdict;
 use crate::scene::multibody::solid_body::SolidBodySpec;
 
 /// One experiment on a run of type `Run` (a [`SceneRunner`] or a [`SolidRunner`]): what the
@@ -50,6 +53,20 @@ pub trait Analysis<Run>: Sized {
         let found = Self::detect(run)?;
         Some((found.measure(run), found.closed_form(run)))
     }
+}
+
+/// A scene whose runs are summarised (`summary.json`): every analysis it has gathered, with
+/// every body's verdict and whether the run was physical ([`summary`] in 2D, [`solid_summary`]
+/// in 3D).
+pub trait Summarised<const D: usize>: RunScene<D> {
+    /// Its `summary.json`.
+    type Summary: serde::Serialize;
+    /// The summary of `run` so far.
+    fn summary(run: &Runner<Self, D>) -> Self::Summary;
+    /// Every body's name and verdict, in the scene's order.
+    fn verdicts(summary: &Self::Summary) -> Vec<(String, Verdict)>;
+    /// The case's name and whether its run was physical.
+    fn outcome(summary: &Self::Summary) -> (&str, &Physicality);
 }
 
 /// The least-squares slope of y against x over `points` (0 for fewer than two distinct x).

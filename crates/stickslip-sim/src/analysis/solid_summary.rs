@@ -214,3 +214,23 @@ impl SolidRunner {
         }
     }
 }
+
+impl super::Summarised<3> for crate::scene::multibody::solid::SolidScene {
+    type Summary = SolidSummary;
+
+    fn summary(run: &SolidRunner) -> SolidSummary {
+        run.summary()
+    }
+
+    fn verdicts(summary: &SolidSummary) -> Vec<(String, crate::run::verdict::Verdict)> {
+        summary
+            .bodies
+            .iter()
+            .map(|b| (b.name.clone(), b.verdict))
+            .collect()
+    }
+
+    fn outcome(summary: &SolidSummary) -> (&str, &crate::run::physical::Physicality) {
+        (&summary.case, &summary.physicality)
+    }
+}

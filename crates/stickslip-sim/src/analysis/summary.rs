@@ -147,3 +147,23 @@ impl SceneRunner {
         }
     }
 }
+
+impl super::Summarised<2> for crate::scene::multibody::MultibodyScene {
+    type Summary = SceneSummary;
+
+    fn summary(run: &SceneRunner) -> SceneSummary {
+        run.summary()
+    }
+
+    fn verdicts(summary: &SceneSummary) -> Vec<(String, crate::run::verdict::Verdict)> {
+        summary
+            .bodies
+            .iter()
+            .map(|b| (b.name.clone(), b.verdict))
+            .collect()
+    }
+
+    fn outcome(summary: &SceneSummary) -> (&str, &crate::run::physical::Physicality) {
+        (&summary.case, &summary.physicality)
+    }
+}

@@ -277,6 +277,14 @@ impl RunScene<2> for MultibodyScene {
         run.row_with(contacts, pairs, newton_iterations, final_residual)
     }
 
+    fn trajectory_header(run: &SceneRunner) -> Vec<String> {
+        trajectory_header(&run.scene)
+    }
+
+    fn trajectory_values(row: &SceneRow) -> Vec<f64> {
+        trajectory_values(row)
+    }
+
     fn time(row: &SceneRow) -> f64 {
         row.t
     }

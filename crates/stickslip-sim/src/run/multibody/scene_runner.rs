@@ -51,6 +51,10 @@ pub trait RunScene<const D: usize>: Sized {
         newton_iterations: usize,
         final_residual: f64,
     ) -> Self::Row;
+    /// The columns of `trajectory.csv`, with units.
+    fn trajectory_header(run: &Runner<Self, D>) -> Vec<String>;
+    /// The values of `row` in [`RunScene::trajectory_header`]'s order.
+    fn trajectory_values(row: &Self::Row) -> Vec<f64>;
     /// A row's time, s.
     fn time(row: &Self::Row) -> f64;
     /// Body `k`'s smallest distance to an obstacle or body (m) and its angular speed (rad/s)
@@ -244,6 +248,16 @@ impl<S: RunScene<D>, const D: usize> Runner<S, D> {
             case: self.scene.name().to_string(),
             source,
         })
+    }
+
+    /// The columns of its `trajectory.csv` ([`RunScene::trajectory_header`]).
+    pub fn trajectory_header(&self) -> Vec<String> {
+        S::trajectory_header(self)
+    }
+
+    /// Every row's values in [`Runner::trajectory_header`]'s order.
+    pub fn trajectory_values(&self) -> impl Iterator<Item = Vec<f64>> + '_ {
+        self.rows.iter().map(S::trajectory_values)
     }
 
     /// Whether the run so far is physical: every body's inversions and penetrations, and its

@@ -168,6 +168,14 @@ impl RunScene<3> for SolidScene {
         run.row_with(contacts, pairs, newton_iterations, final_residual)
     }
 
+    fn trajectory_header(run: &SolidRunner) -> Vec<String> {
+        solid_trajectory_header(run)
+    }
+
+    fn trajectory_values(row: &SolidRow) -> Vec<f64> {
+        solid_trajectory_values(row)
+    }
+
     fn time(row: &SolidRow) -> f64 {
         row.t
     }
