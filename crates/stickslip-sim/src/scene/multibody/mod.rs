@@ -17,6 +17,7 @@ mod half_space;
 pub(crate) mod plane_shapes;
 pub mod schema;
 pub mod settings;
+mod shape_registry;
 pub mod solid;
 pub mod solid_body;
 pub mod solid_clearance;
@@ -36,7 +37,8 @@ pub use settings::SceneSettings;
 
 use drivers::{Face, face_nodes};
 use half_space::HalfSpaceKeys;
-use plane_shapes::{Placed, PlaneInput, shape_keys, shape_named, shape_rule};
+use plane_shapes::{Placed, PlaneInput, SHAPES, shape_keys};
+use shape_registry::{shape_named, shape_of};
 
 use crate::contact::HalfSpace;
 use crate::energy::Vec2;
@@ -152,7 +154,7 @@ pub struct MultibodyScene {
 /// in their ranges and the body within the one-body limits; None for a mesh file and for keys
 /// the body's own validation refuses.
 fn generated_size(b: &schema::BodySection) -> Option<MeshSize> {
-    let size = shape_named(&b.shape)?.size(b)?;
+    let size = shape_named(SHAPES, &b.shape)?.size(b)?;
     size.over_limits().is_none().then_some(size)
 }
 
@@ -399,18 +401,7 @@ impl Validator<'_> {
         }
         let centre = Vector2::from(b.centre);
         let rotation = b.rotation_deg.to_radians();
-        let generator = shape_named(&b.shape)
-            .ok_or_else(|| self.invalid(&key("shape"), &shape_rule(), &b.shape))?;
-        if let Some((k, _)) = shape_keys(b)
-            .iter()
-            .find(|(k, given)| *given && !generator.keys().contains(k))
-        {
-            return Err(self.invalid(
-                &key(k),
-                &format!("does not apply to shape = \"{}\"", generator.name()),
-                "given",
-            ));
-        }
+        let generator = shape_of(self, SHAPES, name, &b.shape, &shape_keys(b))?;
         let Placed {
             mesh,
             local,

@@ -22,10 +22,11 @@ use super::SCENE_KIND;
 use super::drivers::{DriverForce, DriverSpec, Face, face_nodes};
 use super::half_space::HalfSpaceKeys;
 use super::settings::SceneSettings;
+use super::shape_registry::{shape_named, shape_of};
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
-use super::solid_shapes::{Generated, ShapeInput, shape_keys, shape_named, shape_rule};
+use super::solid_shapes::{Generated, SHAPES, ShapeInput, shape_keys};
 use super::triangle_obstacle::TriangleObstacle;
 use crate::contact::{Coefficients, ContactSurface, EmbeddedVertices, HalfSpace};
 use crate::energy::Vec3;
@@ -545,18 +546,7 @@ impl Validator<'_> {
         }
         let centre = Vector3::from(b.centre);
         let rotation = Rotation3::new(Vector3::from(rotation).map(f64::to_radians));
-        let generator = shape_named(&b.shape)
-            .ok_or_else(|| self.invalid(&key("shape"), &shape_rule(), &b.shape))?;
-        if let Some((k, _)) = shape_keys(b)
-            .iter()
-            .find(|(k, given)| *given && !generator.keys().contains(k))
-        {
-            return Err(self.invalid(
-                &key(k),
-                &format!("does not apply to shape = \"{}\"", generator.name()),
-                "given",
-            ));
-        }
+        let generator = shape_of(self, SHAPES, name, &b.shape, &shape_keys(b))?;
         let Generated { mesh, shape, axis } = generator.generate(&ShapeInput {
             v: self,
             name,
@@ -652,6 +642,6 @@ impl Validator<'_> {
 /// are in their ranges and the body within the one-body limits; None for a mesh file and for
 /// keys the body's own validation refuses.
 fn generated_size(b: &SolidBodySection) -> Option<MeshSize> {
-    let size = shape_named(&b.shape)?.size(b)?;
+    let size = shape_named(SHAPES, &b.shape)?.size(b)?;
     size.over_limits().is_none().then_some(size)
 }

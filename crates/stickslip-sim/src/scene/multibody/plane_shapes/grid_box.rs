@@ -6,11 +6,12 @@ use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::bodies::rectangle::{rectangle, rectangle_size};
 use crate::scene::case_file::CaseError;
 use crate::scene::multibody::schema::BodySection;
+use crate::scene::multibody::shape_registry::ShapeKeys;
 
 /// The box: `width` × `height` (m) of `nx` × `ny` cells.
 pub(crate) struct GridBox;
 
-impl PlaneShape for GridBox {
+impl ShapeKeys for GridBox {
     fn name(&self) -> &'static str {
         "box"
     }
@@ -18,7 +19,9 @@ impl PlaneShape for GridBox {
     fn keys(&self) -> &'static [&'static str] {
         &["width", "height", "nx", "ny"]
     }
+}
 
+impl PlaneShape for GridBox {
     fn size(&self, b: &BodySection) -> Option<MeshSize> {
         count_in_range(b.nx)
             .zip(count_in_range(b.ny))

@@ -1,8 +1,6 @@
 //! `shape = "mesh"`: a Gmsh `.msh` triangle mesh ([`crate::scene::bodies::gmsh`]), its
 //! area-weighted centroid placed at the body's centre.
 
-use std::path::{Path, PathBuf};
-
 use nalgebra::Rotation2;
 
 use super::{Placed, PlaneInput, PlaneShape};
@@ -11,11 +9,12 @@ use crate::energy::inversion::signed_area;
 use crate::scene::Mesh;
 use crate::scene::bodies::gmsh::read_triangle_mesh;
 use crate::scene::case_file::CaseError;
+use crate::scene::multibody::shape_registry::{ShapeKeys, mesh_path};
 
 /// A mesh read from `file` (relative to the case file's folder).
 pub(crate) struct MeshFile;
 
-impl PlaneShape for MeshFile {
+impl ShapeKeys for MeshFile {
     fn name(&self) -> &'static str {
         "mesh"
     }
@@ -23,16 +22,15 @@ impl PlaneShape for MeshFile {
     fn keys(&self) -> &'static [&'static str] {
         &["file"]
     }
+}
 
+impl PlaneShape for MeshFile {
     fn generate(&self, s: &PlaneInput) -> Result<Placed, CaseError> {
         let file =
             s.b.file
                 .as_ref()
                 .ok_or_else(|| s.v.invalid(&s.key("file"), "missing", "nothing"))?;
-        let resolved = s
-            .case
-            .and_then(Path::parent)
-            .map_or_else(|| PathBuf::from(file), |dir| dir.join(file));
+        let resolved = mesh_path(s.case, file);
         let read = read_triangle_mesh(&resolved, s.b.density, s.b.contact_area)
             .map_err(|e| s.v.invalid(&s.key("file"), &e.to_string(), file))?;
         Ok(placed_mesh(read, s.centre, s.rotation))

@@ -13,6 +13,7 @@ pub mod square;
 use std::path::Path;
 
 use super::schema::BodySection;
+use super::shape_registry::ShapeKeys;
 use crate::energy::Vec2;
 use crate::scene::Mesh;
 use crate::scene::bodies::Material;
@@ -25,13 +26,7 @@ pub(crate) const SHAPES: &[&dyn PlaneShape] =
     &[&square::Square, &grid_box::GridBox, &mesh_file::MeshFile];
 
 /// A shape a 2D body is generated as: the keys it reads and the mesh it builds from them.
-pub(crate) trait PlaneShape: Sync {
-    /// Its value of the case key `shape`.
-    fn name(&self) -> &'static str;
-
-    /// The shape keys it reads (of [`shape_keys`]); the others are refused when given.
-    fn keys(&self) -> &'static [&'static str];
-
+pub(crate) trait PlaneShape: ShapeKeys {
     /// Its mesh's size from body `b`'s keys, when they are in their ranges (before any mesh
     /// is built); None where only the built mesh knows (a file).
     fn size(&self, _b: &BodySection) -> Option<MeshSize> {
@@ -68,21 +63,6 @@ pub(crate) struct Placed {
     pub local: Vec<Vec2>,
     /// Two nodes whose joining edge gives its rotation.
     pub reference: [usize; 2],
-}
-
-/// The rule of the key `shape`, naming every shape of [`SHAPES`].
-pub(crate) fn shape_rule() -> String {
-    let names: Vec<String> = SHAPES.iter().map(|s| format!("\"{}\"", s.name())).collect();
-    match names.split_last() {
-        Some((last, [])) => format!("must be {last}"),
-        Some((last, rest)) => format!("must be {} or {last}", rest.join(", ")),
-        None => "must name a shape".into(),
-    }
-}
-
-/// The shape generator named `name`.
-pub(crate) fn shape_named(name: &str) -> Option<&'static dyn PlaneShape> {
-    SHAPES.iter().copied().find(|s| s.name() == name)
 }
 
 /// Every shape key of a body's section and whether it is given, in the order a key not read

@@ -7,11 +7,12 @@ use crate::scene::bodies::rectangle::{rectangle, rectangle_size};
 use crate::scene::bodies::square::square;
 use crate::scene::case_file::CaseError;
 use crate::scene::multibody::schema::BodySection;
+use crate::scene::multibody::shape_registry::ShapeKeys;
 
 /// The square: `side` (m) and `n_seg` cells a side.
 pub(crate) struct Square;
 
-impl PlaneShape for Square {
+impl ShapeKeys for Square {
     fn name(&self) -> &'static str {
         "square"
     }
@@ -19,7 +20,9 @@ impl PlaneShape for Square {
     fn keys(&self) -> &'static [&'static str] {
         &["side", "n_seg"]
     }
+}
 
+impl PlaneShape for Square {
     fn size(&self, b: &BodySection) -> Option<MeshSize> {
         count_in_range(b.n_seg).map(|n| rectangle_size(n, n))
     }

@@ -6,6 +6,7 @@ use crate::energy::Vec3;
 use crate::scene::bodies::cuboid::{cuboid, cuboid_size};
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::case_file::CaseError;
+use crate::scene::multibody::shape_registry::ShapeKeys;
 use crate::scene::multibody::solid_body::SolidShape;
 use crate::scene::multibody::solid_schema::SolidBodySection;
 
@@ -13,7 +14,7 @@ use crate::scene::multibody::solid_schema::SolidBodySection;
 /// them, `nx`, `ny`, `nz`.
 pub(crate) struct Cuboid;
 
-impl ShapeGenerator for Cuboid {
+impl ShapeKeys for Cuboid {
     fn name(&self) -> &'static str {
         "cuboid"
     }
@@ -21,7 +22,9 @@ impl ShapeGenerator for Cuboid {
     fn keys(&self) -> &'static [&'static str] {
         &["width", "depth", "height", "nx", "ny", "nz"]
     }
+}
 
+impl ShapeGenerator for Cuboid {
     fn size(&self, b: &SolidBodySection) -> Option<MeshSize> {
         Some(cuboid_size([
             count_in_range(b.nx, 1)?,

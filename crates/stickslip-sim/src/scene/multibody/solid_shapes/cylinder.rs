@@ -5,6 +5,7 @@ use super::{Generated, ShapeGenerator, ShapeInput, count_in_range};
 use crate::scene::bodies::cylinder::{cylinder, cylinder_size};
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::case_file::CaseError;
+use crate::scene::multibody::shape_registry::ShapeKeys;
 use crate::scene::multibody::solid_body::SolidShape;
 use crate::scene::multibody::solid_schema::SolidBodySection;
 
@@ -12,7 +13,7 @@ use crate::scene::multibody::solid_schema::SolidBodySection;
 /// `rings` rings of its cross-section and `layers` layers along its axis.
 pub(crate) struct Cylinder;
 
-impl ShapeGenerator for Cylinder {
+impl ShapeKeys for Cylinder {
     fn name(&self) -> &'static str {
         "cylinder"
     }
@@ -20,7 +21,9 @@ impl ShapeGenerator for Cylinder {
     fn keys(&self) -> &'static [&'static str] {
         &["radius", "height", "segments", "rings", "layers"]
     }
+}
 
+impl ShapeGenerator for Cylinder {
     fn size(&self, b: &SolidBodySection) -> Option<MeshSize> {
         Some(cylinder_size(
             count_in_range(b.segments, 3)?,

@@ -6,6 +6,7 @@ use crate::energy::Vec3;
 use crate::scene::bodies::ellipsoid::{ellipsoid, ellipsoid_size};
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::case_file::CaseError;
+use crate::scene::multibody::shape_registry::ShapeKeys;
 use crate::scene::multibody::solid_body::SolidShape;
 use crate::scene::multibody::solid_schema::SolidBodySection;
 
@@ -13,7 +14,7 @@ use crate::scene::multibody::solid_schema::SolidBodySection;
 /// mapped onto it.
 pub(crate) struct Ellipsoid;
 
-impl ShapeGenerator for Ellipsoid {
+impl ShapeKeys for Ellipsoid {
     fn name(&self) -> &'static str {
         "ellipsoid"
     }
@@ -21,7 +22,9 @@ impl ShapeGenerator for Ellipsoid {
     fn keys(&self) -> &'static [&'static str] {
         &["semi_axes", "cells"]
     }
+}
 
+impl ShapeGenerator for Ellipsoid {
     fn size(&self, b: &SolidBodySection) -> Option<MeshSize> {
         Some(ellipsoid_size(count_in_range(b.cells, 2)?))
     }

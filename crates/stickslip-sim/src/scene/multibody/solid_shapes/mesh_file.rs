@@ -1,18 +1,17 @@
 //! `shape = "mesh"`: a Gmsh `.msh` tetrahedral mesh ([`crate::scene::bodies::gmsh`]), its
 //! mass-weighted centroid placed at the body's centre.
 
-use std::path::{Path, PathBuf};
-
 use super::{Generated, ShapeGenerator, ShapeInput};
 use crate::scene::bodies::gmsh::read_tet_mesh;
 use crate::scene::bodies::tet_mesh::centroid;
 use crate::scene::case_file::CaseError;
+use crate::scene::multibody::shape_registry::{ShapeKeys, mesh_path};
 use crate::scene::multibody::solid_body::SolidShape;
 
 /// A mesh read from `file` (relative to the case file's folder).
 pub(crate) struct MeshFile;
 
-impl ShapeGenerator for MeshFile {
+impl ShapeKeys for MeshFile {
     fn name(&self) -> &'static str {
         "mesh"
     }
@@ -20,16 +19,15 @@ impl ShapeGenerator for MeshFile {
     fn keys(&self) -> &'static [&'static str] {
         &["file"]
     }
+}
 
+impl ShapeGenerator for MeshFile {
     fn generate(&self, s: &ShapeInput) -> Result<Generated, CaseError> {
         let file =
             s.b.file
                 .as_ref()
                 .ok_or_else(|| s.v.invalid(&s.key("file"), "missing", "nothing"))?;
-        let resolved = s
-            .case
-            .and_then(Path::parent)
-            .map_or_else(|| PathBuf::from(file), |dir| dir.join(file));
+        let resolved = mesh_path(s.case, file);
         let mut mesh = read_tet_mesh(&resolved, s.b.density)
             .map_err(|e| s.v.invalid(&s.key("file"), &e.to_string(), file))?;
         let c = centroid(&mesh);

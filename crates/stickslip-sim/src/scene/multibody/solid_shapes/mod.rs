@@ -18,6 +18,7 @@ use std::path::Path;
 
 use nalgebra::Rotation3;
 
+use super::shape_registry::ShapeKeys;
 use super::solid_body::SolidShape;
 use super::solid_schema::SolidBodySection;
 use crate::energy::Vec3;
@@ -35,13 +36,7 @@ pub(crate) const SHAPES: &[&dyn ShapeGenerator] = &[
 ];
 
 /// A shape a 3D body is generated as: the keys it reads and the mesh it builds from them.
-pub(crate) trait ShapeGenerator: Sync {
-    /// Its value of the case key `shape`.
-    fn name(&self) -> &'static str;
-
-    /// The shape keys it reads (of [`shape_keys`]); the others are refused when given.
-    fn keys(&self) -> &'static [&'static str];
-
+pub(crate) trait ShapeGenerator: ShapeKeys {
     /// Its mesh's size from body `b`'s keys, when they are in their ranges (before any mesh
     /// is built); None where only the built mesh knows (a file).
     fn size(&self, _b: &SolidBodySection) -> Option<MeshSize> {
@@ -77,21 +72,6 @@ pub(crate) struct Generated {
     pub shape: SolidShape,
     /// Two nodes on its local z axis (bottom, top): their joining vector's turn is its tilt.
     pub axis: [usize; 2],
-}
-
-/// The rule of the key `shape`, naming every shape of [`SHAPES`].
-pub(crate) fn shape_rule() -> String {
-    let names: Vec<String> = SHAPES.iter().map(|s| format!("\"{}\"", s.name())).collect();
-    match names.split_last() {
-        Some((last, [])) => format!("must be {last}"),
-        Some((last, rest)) => format!("must be {} or {last}", rest.join(", ")),
-        None => "must name a shape".into(),
-    }
-}
-
-/// The shape generator named `name`.
-pub(crate) fn shape_named(name: &str) -> Option<&'static dyn ShapeGenerator> {
-    SHAPES.iter().copied().find(|s| s.name() == name)
 }
 
 /// Every shape key of a body's section and whether it is given, in the order a key not read

@@ -8,13 +8,14 @@ use crate::energy::Vec3;
 use crate::scene::bodies::ellipsoid::{ellipsoid, ellipsoid_size};
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::case_file::CaseError;
+use crate::scene::multibody::shape_registry::ShapeKeys;
 use crate::scene::multibody::solid_body::SolidShape;
 use crate::scene::multibody::solid_schema::SolidBodySection;
 
 /// The sphere: `radius` (m) and `cells` (at least 2) a side of the cube mapped onto it.
 pub(crate) struct Sphere;
 
-impl ShapeGenerator for Sphere {
+impl ShapeKeys for Sphere {
     fn name(&self) -> &'static str {
         "sphere"
     }
@@ -22,7 +23,9 @@ impl ShapeGenerator for Sphere {
     fn keys(&self) -> &'static [&'static str] {
         &["radius", "cells"]
     }
+}
 
+impl ShapeGenerator for Sphere {
     fn size(&self, b: &SolidBodySection) -> Option<MeshSize> {
         Some(ellipsoid_size(count_in_range(b.cells, 2)?))
     }
