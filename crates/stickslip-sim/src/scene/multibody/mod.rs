@@ -38,7 +38,7 @@ pub use settings::SceneSettings;
 use drivers::{Face, face_nodes};
 use half_space::HalfSpaceKeys;
 use plane_shapes::{Placed, PlaneInput, SHAPES, shape_keys};
-use shape_registry::{shape_named, shape_of};
+use shape_registry::{BodyKeys, shape_named, shape_of};
 
 use crate::contact::HalfSpace;
 use crate::energy::Vec2;
@@ -407,8 +407,7 @@ impl Validator<'_> {
             local,
             reference,
         } = generator.generate(&PlaneInput {
-            v: self,
-            name,
+            keys: BodyKeys { v: self, name },
             b,
             case,
             centre,

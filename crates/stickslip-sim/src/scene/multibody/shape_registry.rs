@@ -71,3 +71,39 @@ pub(crate) fn mesh_path(case: Option<&Path>, file: &str) -> PathBuf {
     case.and_then(Path::parent)
         .map_or_else(|| PathBuf::from(file), |dir| dir.join(file))
 }
+
+/// A body's keys as a shape reads them: each named `bodies.NAME.KEY` in the messages.
+pub(crate) struct BodyKeys<'a> {
+    /// The case file's validator (for messages).
+    pub v: &'a Validator<'a>,
+    /// The body's name.
+    pub name: &'a str,
+}
+
+impl BodyKeys<'_> {
+    /// Body key `k`, as the messages name it.
+    pub fn key(&self, k: &str) -> String {
+        format!("bodies.{}.{k}", self.name)
+    }
+
+    /// Length key `k`: given and > 0, m.
+    pub fn need(&self, k: &str, x: Option<f64>) -> Result<f64, CaseError> {
+        let x = x.ok_or_else(|| self.v.invalid(&self.key(k), "missing", "nothing"))?;
+        self.v.positive(&self.key(k), x)?;
+        Ok(x)
+    }
+
+    /// Count key `k`: given, at least `least` and at most 1000.
+    pub fn need_count(&self, k: &str, n: Option<usize>, least: usize) -> Result<usize, CaseError> {
+        match n {
+            None => Err(self.v.invalid(&self.key(k), "missing", "nothing")),
+            Some(n) if n < least => {
+                Err(self
+                    .v
+                    .invalid(&self.key(k), &format!("must be at least {least}"), n))
+            }
+            Some(n) if n > 1000 => Err(self.v.invalid(&self.key(k), "must be at most 1000", n)),
+            Some(n) => Ok(n),
+        }
+    }
+}

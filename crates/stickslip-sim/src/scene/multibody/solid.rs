@@ -22,7 +22,7 @@ use super::SCENE_KIND;
 use super::drivers::{DriverForce, DriverSpec, Face, face_nodes};
 use super::half_space::HalfSpaceKeys;
 use super::settings::SceneSettings;
-use super::shape_registry::{shape_named, shape_of};
+use super::shape_registry::{BodyKeys, shape_named, shape_of};
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
 use super::solid_schema::{SolidBodySection, SolidObstacleSection, SolidSceneFile};
@@ -548,8 +548,7 @@ impl Validator<'_> {
         let rotation = Rotation3::new(Vector3::from(rotation).map(f64::to_radians));
         let generator = shape_of(self, SHAPES, name, &b.shape, &shape_keys(b))?;
         let Generated { mesh, shape, axis } = generator.generate(&ShapeInput {
-            v: self,
-            name,
+            keys: BodyKeys { v: self, name },
             b,
             case,
             centre,

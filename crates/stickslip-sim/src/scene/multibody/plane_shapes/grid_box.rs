@@ -31,7 +31,7 @@ impl PlaneShape for GridBox {
     fn generate(&self, s: &PlaneInput) -> Result<Placed, CaseError> {
         let b = s.b;
         let (w, h) = (s.need("width", b.width)?, s.need("height", b.height)?);
-        let (nx, ny) = (s.need_count("nx", b.nx)?, s.need_count("ny", b.ny)?);
+        let (nx, ny) = (s.need_count("nx", b.nx, 1)?, s.need_count("ny", b.ny, 1)?);
         s.sized("nx", nx, ny, format!("nx, ny = {nx}, {ny}"))?;
         let area = b.contact_area.unwrap_or(w / nx as f64);
         let mesh = rectangle(w, h, nx, ny, s.centre, s.rotation, b.density, area);

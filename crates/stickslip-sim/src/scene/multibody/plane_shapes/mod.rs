@@ -13,13 +13,13 @@ pub mod square;
 use std::path::Path;
 
 use super::schema::BodySection;
-use super::shape_registry::ShapeKeys;
+use super::shape_registry::{BodyKeys, ShapeKeys};
 use crate::energy::Vec2;
 use crate::scene::Mesh;
 use crate::scene::bodies::Material;
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::bodies::rectangle::rectangle_size;
-use crate::scene::case_file::{CaseError, Validator};
+use crate::scene::case_file::CaseError;
 
 /// Every 2D shape, by its `shape` value; the order is that of the rule naming them.
 pub(crate) const SHAPES: &[&dyn PlaneShape] =
@@ -39,10 +39,8 @@ pub(crate) trait PlaneShape: ShapeKeys {
 
 /// What a generator is given: the body's section, where it is placed and what it is made of.
 pub(crate) struct PlaneInput<'a> {
-    /// The case file's validator (for messages).
-    pub v: &'a Validator<'a>,
-    /// The body's name.
-    pub name: &'a str,
+    /// The body's keys (its name and the case file's validator).
+    pub keys: BodyKeys<'a>,
     /// Its section of the case file.
     pub b: &'a BodySection,
     /// The case file (mesh files are relative to its folder).
@@ -84,29 +82,15 @@ pub(crate) fn count_in_range(n: Option<usize>) -> Option<usize> {
     n.filter(|n| (1..=1000).contains(n))
 }
 
+impl<'a> std::ops::Deref for PlaneInput<'a> {
+    type Target = BodyKeys<'a>;
+
+    fn deref(&self) -> &BodyKeys<'a> {
+        &self.keys
+    }
+}
+
 impl PlaneInput<'_> {
-    /// Body key `k`, as the messages name it.
-    pub fn key(&self, k: &str) -> String {
-        format!("bodies.{}.{k}", self.name)
-    }
-
-    /// Length key `k`: given and > 0, m.
-    pub fn need(&self, k: &str, x: Option<f64>) -> Result<f64, CaseError> {
-        let x = x.ok_or_else(|| self.v.invalid(&self.key(k), "missing", "nothing"))?;
-        self.v.positive(&self.key(k), x)?;
-        Ok(x)
-    }
-
-    /// Cell count key `k`: given, at least 1 and at most 1000.
-    pub fn need_count(&self, k: &str, n: Option<usize>) -> Result<usize, CaseError> {
-        match n {
-            None => Err(self.v.invalid(&self.key(k), "missing", "nothing")),
-            Some(0) => Err(self.v.invalid(&self.key(k), "must be at least 1", 0)),
-            Some(n) if n > 1000 => Err(self.v.invalid(&self.key(k), "must be at most 1000", n)),
-            Some(n) => Ok(n),
-        }
-    }
-
     /// A grid of `nx` × `ny` cells sized from its keys before it is built (issue 41): refused
     /// at key `k`, quoting `keys`, when over the limits.
     pub fn sized(&self, k: &str, nx: usize, ny: usize, keys: String) -> Result<(), CaseError> {

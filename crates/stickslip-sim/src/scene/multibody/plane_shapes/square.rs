@@ -30,7 +30,7 @@ impl PlaneShape for Square {
     fn generate(&self, s: &PlaneInput) -> Result<Placed, CaseError> {
         let b = s.b;
         let side = s.need("side", b.side)?;
-        let n = s.need_count("n_seg", b.n_seg)?;
+        let n = s.need_count("n_seg", b.n_seg, 1)?;
         s.sized("n_seg", n, n, format!("n_seg = {n}"))?;
         let area = b.contact_area.unwrap_or(side / n as f64);
         let mesh = if s.rotation == 0.0 {

@@ -18,13 +18,13 @@ use std::path::Path;
 
 use nalgebra::Rotation3;
 
-use super::shape_registry::ShapeKeys;
+use super::shape_registry::{BodyKeys, ShapeKeys};
 use super::solid_body::SolidShape;
 use super::solid_schema::SolidBodySection;
 use crate::energy::Vec3;
 use crate::scene::bodies::TetMesh;
 use crate::scene::bodies::mesh_rules::MeshSize;
-use crate::scene::case_file::{CaseError, Validator};
+use crate::scene::case_file::CaseError;
 
 /// Every 3D shape, by its `shape` value; the order is that of the rule naming them.
 pub(crate) const SHAPES: &[&dyn ShapeGenerator] = &[
@@ -50,10 +50,8 @@ pub(crate) trait ShapeGenerator: ShapeKeys {
 
 /// What a generator is given: the body's section and where it is placed.
 pub(crate) struct ShapeInput<'a> {
-    /// The case file's validator (for messages).
-    pub v: &'a Validator<'a>,
-    /// The body's name.
-    pub name: &'a str,
+    /// The body's keys (its name and the case file's validator).
+    pub keys: BodyKeys<'a>,
     /// Its section of the case file.
     pub b: &'a SolidBodySection,
     /// The case file (mesh files are relative to its folder).
@@ -100,33 +98,15 @@ pub(crate) fn count_in_range(n: Option<usize>, least: usize) -> Option<usize> {
     n.filter(|n| (least..=1000).contains(n))
 }
 
+impl<'a> std::ops::Deref for ShapeInput<'a> {
+    type Target = BodyKeys<'a>;
+
+    fn deref(&self) -> &BodyKeys<'a> {
+        &self.keys
+    }
+}
+
 impl ShapeInput<'_> {
-    /// Body key `k`, as the messages name it.
-    pub fn key(&self, k: &str) -> String {
-        format!("bodies.{}.{k}", self.name)
-    }
-
-    /// Length key `k`: given and > 0, m.
-    pub fn need(&self, k: &str, x: Option<f64>) -> Result<f64, CaseError> {
-        let x = x.ok_or_else(|| self.v.invalid(&self.key(k), "missing", "nothing"))?;
-        self.v.positive(&self.key(k), x)?;
-        Ok(x)
-    }
-
-    /// Count key `k`: given, at least `least` and at most 1000.
-    pub fn need_count(&self, k: &str, n: Option<usize>, least: usize) -> Result<usize, CaseError> {
-        match n {
-            None => Err(self.v.invalid(&self.key(k), "missing", "nothing")),
-            Some(n) if n < least => {
-                Err(self
-                    .v
-                    .invalid(&self.key(k), &format!("must be at least {least}"), n))
-            }
-            Some(n) if n > 1000 => Err(self.v.invalid(&self.key(k), "must be at most 1000", n)),
-            Some(n) => Ok(n),
-        }
-    }
-
     /// A generated mesh sized from its keys before it is built (issue 41): refused at key `k`,
     /// quoting `keys`, when over the limits.
     pub fn sized(&self, k: &str, size: MeshSize, keys: String) -> Result<(), CaseError> {

@@ -54,6 +54,7 @@ mod tests {
 
     use super::*;
     use crate::scene::case_file::Validator;
+    use crate::scene::multibody::shape_registry::BodyKeys;
 
     fn section(toml: &str) -> SolidBodySection {
         toml::from_str(toml).unwrap()
@@ -76,8 +77,10 @@ mod tests {
         let centre = Vec3::new(1.0, 2.0, 3.0);
         let g = Sphere
             .generate(&ShapeInput {
-                v: &v,
-                name: "ball",
+                keys: BodyKeys {
+                    v: &v,
+                    name: "ball",
+                },
                 b: &b,
                 case: None,
                 centre,
@@ -120,8 +123,10 @@ mod tests {
             ));
             Sphere
                 .generate(&ShapeInput {
-                    v: &v,
-                    name: "ball",
+                    keys: BodyKeys {
+                        v: &v,
+                        name: "ball",
+                    },
                     b: &b,
                     case: None,
                     centre: Vec3::z(),
