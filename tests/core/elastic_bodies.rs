@@ -381,7 +381,8 @@ fn bad_materials_and_mesh_files_exit_2_naming_file_key_and_rule() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    // disk.msh with triangle 18's first two nodes swapped (as in tests/scene/mesh_files.rs).
+    // disk.msh with triangle 18's first two nodes swapped (as in
+    // crates/stickslip-sim/tests/scene/mesh_files.rs).
     let disk = std::fs::read_to_string(data.join("disk.msh")).unwrap();
     let line = disk
         .lines()

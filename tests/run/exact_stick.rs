@@ -15,8 +15,8 @@
 //!
 //! The tilted planes are stated in their own frame (floor normal (0, 1), gravity
 //! 9.81 (sin θ, −cos θ) m/s², the square resting flat just above the barrier's equilibrium gap),
-//! as `tests/analytic_slope.rs` does: the axis-aligned square dropped on a tilted slope lands
-//! on a corner.
+//! as `crates/stickslip-sim/tests/run/analytic_slope.rs` does: the axis-aligned square dropped
+//! on a tilted slope lands on a corner.
 
 use std::path::Path;
 use std::process::Command;

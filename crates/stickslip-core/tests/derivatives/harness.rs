@@ -1,5 +1,5 @@
 //! The finite-difference harness of every term (`terms.rs`, `friction.rs`, and the book's
-//! slope assembled in the stickslip crate's `tests/core/slope_assembly.rs`, which includes this
+//! slope assembled in the simulator crate's `tests/core/slope_assembly.rs`, which includes this
 //! file): central differences of a term's value against its gradient and of its gradient
 //! against its Hessian, the projections' PSD checks, and the same for the system a
 //! `Simulation` assembles.

@@ -6,13 +6,13 @@
 
 use std::path::Path;
 
-use stickslip::run::runner::{RunOptions, Runner};
-use stickslip::run::verdict::{TUMBLING_ANGLE_RAD, Verdict};
-use stickslip::scene::{CaseFile, Scene};
+use stickslip_sim::run::runner::{RunOptions, Runner};
+use stickslip_sim::run::verdict::{TUMBLING_ANGLE_RAD, Verdict};
+use stickslip_sim::scene::{CaseFile, Scene};
 
 fn load(file: &str) -> CaseFile {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("cases")
+        .join("../../cases")
         .join(file);
     toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

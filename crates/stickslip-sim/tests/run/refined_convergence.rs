@@ -23,8 +23,8 @@
 
 use std::path::Path;
 
-use stickslip::run::runner::{RunOptions, run};
-use stickslip::scene::{Override, Scene};
+use stickslip_sim::run::runner::{RunOptions, run};
+use stickslip_sim::scene::{Override, Scene};
 
 /// The bound on Newton iterations in any one step.
 const MAX_ITERATIONS_PER_STEP: usize = 50;
@@ -53,7 +53,7 @@ fn case_with(file: &str, settings: &[String]) -> Scene {
         .collect();
     Scene::load_with_overrides(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("cases")
+            .join("../../cases")
             .join(file),
         &overrides,
     )
@@ -247,7 +247,7 @@ fn the_stick_filter_shortens_the_landing_without_moving_the_answer() {
             t_on.max_iterations_in_step,
             t_off.max_iterations_in_step
         );
-        let d = |r: &stickslip::run::runner::Runner| r.rows.last().unwrap().downhill_distance;
+        let d = |r: &stickslip_sim::run::runner::Runner| r.rows.last().unwrap().downhill_distance;
         let (a, b) = (d(&off), d(&on));
         assert!(
             (a - b).abs() <= 0.01 * a.abs(),

@@ -3,8 +3,8 @@
 //! core's harness (`crates/stickslip-core/tests/derivatives/harness.rs`).
 
 use rand::RngExt;
-use stickslip::energy::Vec2;
-use stickslip::solver::Simulation;
+use stickslip_sim::energy::Vec2;
+use stickslip_sim::solver::Simulation;
 
 use crate::harness::{assembled_system_matches, rng};
 
@@ -14,9 +14,9 @@ use crate::harness::{assembled_system_matches, rng};
 /// friction active) with slip speeds below and above ε_v.
 #[test]
 fn assembled_gradient_and_hessian_of_the_slope() {
-    use stickslip::scene::Scene;
+    use stickslip_sim::scene::Scene;
     let scene = Scene::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"),
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.11.toml"),
     )
     .unwrap();
     let (dhat, eps_v, h) = (scene.dhat, scene.eps_v, scene.h);

@@ -5,10 +5,10 @@
 use nalgebra::{Matrix3, Vector3, Vector6};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stickslip::cross_check::impulse_law::contact_f64;
-use stickslip::rigid::body::{Pose, RigidBody, State};
-use stickslip::rigid::ellipsoid::Ellipsoid;
-use stickslip::rigid::impact::{
+use stickslip_sim::cross_check::impulse_law::contact_f64;
+use stickslip_sim::rigid::body::{Pose, RigidBody, State};
+use stickslip_sim::rigid::ellipsoid::Ellipsoid;
+use stickslip_sim::rigid::impact::{
     self, ContactMode, ENERGY_SAFE_STEPS, energy_safe_impulse, newton_impulse, sticking_impulse,
 };
 
@@ -51,7 +51,7 @@ struct Contact {
 fn random_contact(rng: &mut ChaCha8Rng, body: &RigidBody, shape: &Ellipsoid) -> Contact {
     let axis = unit(rng) * rng.random_range(0.0..3.1);
     let pose = Pose {
-        r: stickslip::rigid::se3::exp_so3(&axis),
+        r: stickslip_sim::rigid::se3::exp_so3(&axis),
         p: Vector3::new(0.0, 0.0, 0.5),
     };
     let n = unit(rng);
@@ -103,7 +103,7 @@ fn point_mass_limit_is_the_impulse_law_of_section_3() {
         let mu = rng.random_range(0.0..1.0);
         let state = State {
             pose: Pose {
-                r: stickslip::rigid::se3::exp_so3(&(unit(&mut rng) * 2.0)),
+                r: stickslip_sim::rigid::se3::exp_so3(&(unit(&mut rng) * 2.0)),
                 p: Vector3::zeros(),
             },
             twist: Vector6::zeros(),
@@ -261,7 +261,7 @@ fn the_seed_model_gains_energy_where_the_energy_safe_one_does_not() {
     let (body, shape) = football();
     // Lying at 45° in the x–z plane: the lowest point is off the vertical through the centre.
     let pose = Pose {
-        r: stickslip::rigid::se3::exp_so3(&Vector3::new(0.0, std::f64::consts::FRAC_PI_4, 0.0)),
+        r: stickslip_sim::rigid::se3::exp_so3(&Vector3::new(0.0, std::f64::consts::FRAC_PI_4, 0.0)),
         p: Vector3::new(0.0, 0.0, 0.3),
     };
     let n = Vector3::z();

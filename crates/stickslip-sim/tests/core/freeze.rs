@@ -14,8 +14,8 @@
 
 use std::path::Path;
 
-use stickslip::run::runner::{RunOptions, run};
-use stickslip::scene::{CaseError, Scene};
+use stickslip_sim::run::runner::{RunOptions, run};
+use stickslip_sim::scene::{CaseError, Scene};
 
 /// The steps of the sweep, s.
 const STEPS_H: [f64; 4] = [0.001, 0.005, 0.01, 0.05];
@@ -26,7 +26,7 @@ const ACCELERATION_REL_TOL: f64 = 5e-3;
 /// The book's μ = 0.1 case with μ = 0, the step `h` and the duration 4 s.
 fn frictionless(h: f64) -> String {
     let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.10.toml"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.10.toml"),
     )
     .unwrap();
     let mut out = String::new();

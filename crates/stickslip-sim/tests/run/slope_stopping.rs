@@ -9,19 +9,19 @@
 use std::path::Path;
 
 use nalgebra::{DMatrix, DVector};
-use stickslip::contact::candidates::plane_vertex::PlaneVertex;
-use stickslip::contact::collisions::tangential::TangentialCollision;
-use stickslip::contact::pair::{TangentFrame, tangent_basis};
-use stickslip::contact::potentials::barrier::BarrierPotential;
-use stickslip::contact::potentials::friction::{FrictionParams, FrictionPotential};
-use stickslip::contact::{BarrierParams, Coefficients, HalfSpace};
-use stickslip::energy::gravity::GravityEnergy;
-use stickslip::energy::inertia::InertiaEnergy;
-use stickslip::energy::spring::SpringEnergy;
-use stickslip::energy::{Energy, Projection, StepState, Vec2};
-use stickslip::run::runner::{RunOptions, Runner, run};
-use stickslip::run::verdict::{Verdict, window_speed};
-use stickslip::scene::Scene;
+use stickslip_sim::contact::candidates::plane_vertex::PlaneVertex;
+use stickslip_sim::contact::collisions::tangential::TangentialCollision;
+use stickslip_sim::contact::pair::{TangentFrame, tangent_basis};
+use stickslip_sim::contact::potentials::barrier::BarrierPotential;
+use stickslip_sim::contact::potentials::friction::{FrictionParams, FrictionPotential};
+use stickslip_sim::contact::{BarrierParams, Coefficients, HalfSpace};
+use stickslip_sim::energy::gravity::GravityEnergy;
+use stickslip_sim::energy::inertia::InertiaEnergy;
+use stickslip_sim::energy::spring::SpringEnergy;
+use stickslip_sim::energy::{Energy, Projection, StepState, Vec2};
+use stickslip_sim::run::runner::{RunOptions, Runner, run};
+use stickslip_sim::run::verdict::{Verdict, window_speed};
+use stickslip_sim::scene::Scene;
 
 const DURATION_S: f64 = 10.0;
 const TOLERANCES: [f64; 2] = [1e-2, 1e-4];
@@ -197,7 +197,7 @@ impl StepContext {
 fn run_case(file: &str, tol: f64) -> Runner {
     let scene = Scene::load(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("cases")
+            .join("../../cases")
             .join(file),
     )
     .unwrap();
@@ -353,8 +353,9 @@ fn verdicts_and_distances_at_both_tolerances() {
 /// the count by far more.
 #[test]
 fn newton_iteration_count_matches_the_reference_solver() {
-    let scene = Scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"))
-        .unwrap();
+    let scene =
+        Scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.11.toml"))
+            .unwrap();
     let r = run(scene, &RunOptions::default(), None, |_, _| {}).unwrap();
     assert_eq!(r.totals.steps, 800);
     let n = r.totals.newton_iterations as f64;

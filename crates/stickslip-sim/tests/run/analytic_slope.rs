@@ -15,11 +15,11 @@
 
 use std::path::Path;
 
-use stickslip::contact::{BarrierParams, Coefficients};
-use stickslip::run::runner::{RunOptions, Runner, TrajectoryRow};
-use stickslip::run::verdict::Verdict;
-use stickslip::scene::{CaseFile, Scene};
-use stickslip::solver::Lagging;
+use stickslip_sim::contact::{BarrierParams, Coefficients};
+use stickslip_sim::run::runner::{RunOptions, Runner, TrajectoryRow};
+use stickslip_sim::run::verdict::Verdict;
+use stickslip_sim::scene::{CaseFile, Scene};
+use stickslip_sim::solver::Lagging;
 
 /// tan θ of the shipped slope.
 const TAN_THETA: f64 = 0.1;
@@ -35,7 +35,7 @@ fn cos_theta() -> f64 {
 }
 
 fn shipped() -> CaseFile {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.11.toml");
     toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
@@ -328,7 +328,7 @@ fn implicit_lagging_converges_on_every_step_of_the_book_cases() {
         "slope_mu0.20.toml",
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("cases")
+            .join("../../cases")
             .join(file);
         let mut c: CaseFile = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         c.friction.lagging = Lagging::Implicit;

@@ -12,17 +12,17 @@
 //! * **A driven node** is where its driver puts it, x₀ + v t, at the end of every step, exactly.
 
 use nalgebra::SVector;
-use stickslip::contact::{
+use stickslip_sim::contact::{
     BarrierKind, BarrierParams, Coefficients, ContactStage, ContactSurface, FrictionParams,
     FrictionTable, HalfSpace,
 };
-use stickslip::energy::gravity::GravityEnergy;
-use stickslip::energy::spring::SpringEnergy;
-use stickslip::energy::{Elements, Energy, Projection, StepState, Vec2};
-use stickslip::scene::bodies::Material;
-use stickslip::scene::bodies::square::square;
-use stickslip::solver::driver::LinearMotion;
-use stickslip::solver::{
+use stickslip_sim::energy::gravity::GravityEnergy;
+use stickslip_sim::energy::spring::SpringEnergy;
+use stickslip_sim::energy::{Elements, Energy, Projection, StepState, Vec2};
+use stickslip_sim::scene::bodies::Material;
+use stickslip_sim::scene::bodies::square::square;
+use stickslip_sim::solver::driver::LinearMotion;
+use stickslip_sim::solver::{
     InitialGuess, Lagging, Simulation, SolveError, SolverSettings, SystemBuilder,
 };
 
@@ -339,7 +339,7 @@ fn a_driver_into_the_floor_is_an_error_naming_the_time() {
 /// that is not positive, two drivers on one degree of freedom.
 #[test]
 fn the_builder_refuses_an_inconsistent_system() {
-    use stickslip::solver::SystemError;
+    use stickslip_sim::solver::SystemError;
     let mut b = SystemBuilder::<2>::new(settings(1e-6));
     b.add_nodes(
         &[Vec2::zeros(), Vec2::x()],

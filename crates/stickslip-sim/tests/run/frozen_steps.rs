@@ -20,11 +20,11 @@
 
 use std::path::Path;
 
-use stickslip::run::multibody::SceneRunner;
-use stickslip::run::runner::{RunOptions, Runner};
-use stickslip::run::verdict::Verdict;
-use stickslip::scene::multibody::MultibodyScene;
-use stickslip::scene::{CaseFile, Scene};
+use stickslip_sim::run::multibody::SceneRunner;
+use stickslip_sim::run::runner::{RunOptions, Runner};
+use stickslip_sim::run::verdict::Verdict;
+use stickslip_sim::scene::multibody::MultibodyScene;
+use stickslip_sim::scene::{CaseFile, Scene};
 
 /// |g|, m/s².
 const G: f64 = 9.81;
@@ -59,7 +59,7 @@ const TAN_THETA: f64 = 0.1;
 /// (0, 1), gravity |g| (sin θ, −cos θ)), μ = 0.2 > tan θ, Newton tol 10⁻² m/s: the shipped
 /// `cases/slope_mu0.20.toml` with the placement changed.
 fn resting_square(min_iterations: Option<usize>) -> Runner {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.20.toml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.20.toml");
     let mut c: CaseFile = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let cos = 1.0 / (1.0 + TAN_THETA * TAN_THETA).sqrt();
     c.slope.normal = Some([0.0, 1.0]);
@@ -227,7 +227,7 @@ fn min_iterations_above_max_iterations_is_refused() {
         e.contains("newton.min_iterations") && e.contains("max_iterations"),
         "{e}"
     );
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.20.toml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.20.toml");
     let mut c: CaseFile = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     c.newton.min_iterations = Some(101);
     c.newton.max_iterations = 100;

@@ -4,11 +4,11 @@
 use nalgebra::{Matrix3, Vector3, Vector6};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stickslip::rigid::body::{Pose, RigidBody, State};
-use stickslip::rigid::case::{ImpactSettings, RigidScene};
-use stickslip::rigid::ellipsoid::{Ellipsoid, Ground};
-use stickslip::rigid::impact::ImpactModel;
-use stickslip::rigid::run::simulate;
+use stickslip_sim::rigid::body::{Pose, RigidBody, State};
+use stickslip_sim::rigid::case::{ImpactSettings, RigidScene};
+use stickslip_sim::rigid::ellipsoid::{Ellipsoid, Ground};
+use stickslip_sim::rigid::impact::ImpactModel;
+use stickslip_sim::rigid::run::simulate;
 
 fn random_rotation(rng: &mut ChaCha8Rng) -> Matrix3<f64> {
     // A uniformly random unit quaternion (normalised Gaussian-ish 4-vector from 4 uniforms is

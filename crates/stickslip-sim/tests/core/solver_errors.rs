@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use stickslip::run::runner::{RunError, RunOptions, run};
-use stickslip::scene::{CaseFile, Scene};
-use stickslip::solver::SolveError;
+use stickslip_sim::run::runner::{RunError, RunOptions, run};
+use stickslip_sim::scene::{CaseFile, Scene};
+use stickslip_sim::solver::SolveError;
 
 fn case(n_seg: usize) -> CaseFile {
     let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.11.toml"),
     )
     .unwrap();
     let mut c: CaseFile = toml::from_str(&text).unwrap();
@@ -90,7 +90,7 @@ fn newton_past_its_iteration_bound_is_an_error_with_diagnostics() {
 /// finding 9: it used to name only the step and the iteration).
 #[test]
 fn a_linear_solve_failure_names_the_time_and_the_residual() {
-    use stickslip::solver::assembly::LinearSolveError;
+    use stickslip_sim::solver::assembly::LinearSolveError;
     let err = SolveError::Linear {
         step: 41,
         time: 0.41,

@@ -2,9 +2,9 @@
 //! at order 4, orthonormality over 10⁵ steps) and free flight on the exact parabola.
 
 use nalgebra::{Matrix3, Vector3, Vector6};
-use stickslip::rigid::body::{Pose, RigidBody, State};
-use stickslip::rigid::cg4::{self, A, B, C, STAGES};
-use stickslip::rigid::se3::{log_so3, orthonormality_error};
+use stickslip_sim::rigid::body::{Pose, RigidBody, State};
+use stickslip_sim::rigid::cg4::{self, A, B, C, STAGES};
+use stickslip_sim::rigid::se3::{log_so3, orthonormality_error};
 
 /// The tableau is printed to 16 significant digits, so each coefficient carries a representation
 /// error ≤ 5e-17 and a sum of ≤ 5 of them ~2e-16; SPEC.md asks for 1e-15.
@@ -54,9 +54,9 @@ fn classical_order_conditions_to_order_four() {
 /// The torque-free body of `cases/football_torque_free.toml`: three different moments, spun
 /// near the intermediate axis (y), no gravity.
 fn tumbling() -> (RigidBody, State) {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/football_torque_free.toml");
-    let scene = stickslip::rigid::case::RigidScene::load(&path).expect("shipped case loads");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../cases/football_torque_free.toml");
+    let scene = stickslip_sim::rigid::case::RigidScene::load(&path).expect("shipped case loads");
     assert!(scene.ground.is_none() && scene.body.gravity == Vector3::zeros());
     (scene.body, scene.initial)
 }

@@ -6,12 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use stickslip::scene::bodies::gmsh::{MeshFileError, read_tet_mesh, read_triangle_mesh};
-use stickslip::scene::bodies::mesh_rules::MeshError;
+use stickslip_sim::scene::bodies::gmsh::{MeshFileError, read_tet_mesh, read_triangle_mesh};
+use stickslip_sim::scene::bodies::mesh_rules::MeshError;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
+        .join("../../tests/data")
         .join(name)
 }
 

@@ -4,13 +4,15 @@
 
 use std::path::Path;
 
-use stickslip::scene::Scene;
-use stickslip::scene::slope::{DEFAULT_LAGGING_TOL, DEFAULT_MAX_LAGGING};
-use stickslip::solver::Lagging;
+use stickslip_sim::scene::Scene;
+use stickslip_sim::scene::slope::{DEFAULT_LAGGING_TOL, DEFAULT_MAX_LAGGING};
+use stickslip_sim::solver::Lagging;
 
 fn shipped() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/slope_mu0.11.toml"))
-        .unwrap()
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/slope_mu0.11.toml"),
+    )
+    .unwrap()
 }
 
 /// The shipped case with its `mu = 0.11` line replaced by `friction_lines`.
