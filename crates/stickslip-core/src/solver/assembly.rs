@@ -58,6 +58,25 @@ use crate::solver::skyline::SkylineLlt;
 /// (bodies coupled through contact across the node order) takes faer's path.
 pub const SKYLINE_MAX_WORK: f64 = 1.1e7;
 
+/// At most this much memory, bytes, for the sparse Cholesky factor (8 GiB): L's values, 8 bytes
+/// for each of the non-zeros the symbolic analysis counts, and faer's workspace for the numeric
+/// factorisation and the solve. The count is known once the AMD ordering and the elimination
+/// tree are, before anything of that size is allocated ([`HessianSystem::new`] refuses a
+/// pattern whose factor is larger, [`LinearSolveError::FactorTooLarge`]).
+///
+/// The fill of a tetrahedral mesh's factor grows as about unknowns^(4/3): measured on two
+/// cuboids of n³ cells each (`box_on_box3d.toml`, 3(n + 1)³ unknowns a body), L has 2.5·10⁶
+/// non-zeros at n = 10, 4.7·10⁷ at 20, 2.7·10⁸ at 30 (2.0 GiB; its first step took 248 s on two
+/// cores), 1.0·10⁹ at 40 (7.5 GiB), 3.0·10⁹ at 50 (22 GiB) and 6.2·10⁹ at 60 (46 GiB, which
+/// aborted the run on its allocation). One 40³ box, issue 40's largest target, has 5.2·10⁸
+/// (3.9 GiB) and fits twice; one 60³ box has 3.3·10⁹ (25 GiB). Beyond 8 GiB a factor does not
+/// fit beside the rest of the run and other work on a 16–32 GiB machine, and each of its
+/// factorisations takes hours.
+pub const MAX_FACTOR_BYTES: u64 = 8 << 30;
+
+/// Bytes in a GiB, for messages.
+const GIB: f64 = (1u64 << 30) as f64;
+
 /// Which factorisation a [`HessianSystem`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Factorisation {
@@ -107,6 +126,23 @@ pub enum LinearSolveError {
         element: usize,
         /// The node it names twice.
         node: usize,
+    },
+    /// The sparse Cholesky factor would take more memory than allowed ([`MAX_FACTOR_BYTES`]
+    /// unless given): found from the symbolic analysis, before L's values are allocated.
+    #[error(
+        "the sparse Cholesky factor would take {:.1} GiB ({entries:e} non-zeros of L for {unknowns} unknowns, and its workspace), more than the {:.1} GiB allowed",
+        *.bytes as f64 / GIB,
+        *.limit as f64 / GIB
+    )]
+    FactorTooLarge {
+        /// Non-zeros of L.
+        entries: usize,
+        /// Unknowns: the system's size.
+        unknowns: usize,
+        /// Memory L's values and the workspace would take, bytes.
+        bytes: u64,
+        /// The most allowed, bytes.
+        limit: u64,
     },
     /// A term's block buffer or the matrix has more entries than a 32-bit index reaches.
     #[error("{what} has {entries} entries, more than the assembly's 32-bit indices reach")]
@@ -254,6 +290,8 @@ pub struct HessianSystem {
     dim: usize,
     dofs: DofMap,
     choice: FactorChoice,
+    /// The most memory the sparse factor may take, bytes ([`MAX_FACTOR_BYTES`] by default).
+    max_factor_bytes: u64,
     /// Lower triangle, CSC, values refilled per iteration (on the skyline path only on
     /// request, [`HessianSystem::matrix`]).
     matrix: CscMatrix<f64>,
@@ -522,12 +560,25 @@ impl HessianSystem {
         groups: &[Group],
         choice: FactorChoice,
     ) -> Result<Self, LinearSolveError> {
+        Self::with_factor_limit(dim, dofs, groups, choice, MAX_FACTOR_BYTES)
+    }
+
+    /// [`HessianSystem::new`] with the sparse factor's memory bounded by `max_factor_bytes`
+    /// instead of [`MAX_FACTOR_BYTES`] (at construction and at every rebuild of the pattern).
+    pub fn with_factor_limit(
+        dim: usize,
+        dofs: DofMap,
+        groups: &[Group],
+        choice: FactorChoice,
+        max_factor_bytes: u64,
+    ) -> Result<Self, LinearSolveError> {
         let mut order: Vec<usize> = (0..groups.len()).collect();
         order.sort_by_key(|&t| groups[t].elements.nodes_per_element());
         let mut system = HessianSystem {
             dim,
             dofs,
             choice,
+            max_factor_bytes,
             matrix: CscMatrix::zeros(0, 0),
             maps: (0..groups.len()).map(|_| GroupMap::default()).collect(),
             order,
@@ -600,6 +651,18 @@ impl HessianSystem {
                     ),
                     symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
                 ]);
+                // Refused before L's values or the workspace are allocated.
+                let bytes = (symbolic.len_val() as u64)
+                    .saturating_mul(std::mem::size_of::<f64>() as u64)
+                    .saturating_add(req.size_bytes() as u64);
+                if bytes > self.max_factor_bytes {
+                    return Err(LinearSolveError::FactorTooLarge {
+                        entries: symbolic.len_val(),
+                        unknowns: n,
+                        bytes,
+                        limit: self.max_factor_bytes,
+                    });
+                }
                 Factor::Sparse {
                     l_values: vec![0.0; symbolic.len_val()],
                     workspace: MemBuffer::new(req),
@@ -801,6 +864,14 @@ impl HessianSystem {
         match self.factor {
             Factor::Sparse { .. } => Factorisation::Sparse,
             Factor::Skyline(_) => Factorisation::Skyline,
+        }
+    }
+
+    /// Non-zeros of the sparse factor L (faer's path; `None` on the skyline path).
+    pub fn factor_nonzeros(&self) -> Option<usize> {
+        match &self.factor {
+            Factor::Sparse { symbolic, .. } => Some(symbolic.len_val()),
+            Factor::Skyline(_) => None,
         }
     }
 

@@ -631,3 +631,133 @@ fn assemble_a_strip_by_element(shuffled: bool) {
         }
     }
 }
+
+/// The tetrahedra of a grid of n³ unit cells (six a cell, around its main diagonal), its
+/// (n + 1)³ nodes numbered from `first`, x fastest.
+fn tetrahedral_grid(n: usize, first: usize) -> Vec<usize> {
+    let node = |i: usize, j: usize, k: usize| first + i + (n + 1) * (j + (n + 1) * k);
+    let mut tets = Vec::new();
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                for axes in [
+                    [0, 1, 2],
+                    [0, 2, 1],
+                    [1, 0, 2],
+                    [1, 2, 0],
+                    [2, 0, 1],
+                    [2, 1, 0],
+                ] {
+                    // From the cell's corner to the opposite one, one axis at a time.
+                    let mut at = [i, j, k];
+                    tets.push(node(at[0], at[1], at[2]));
+                    for axis in axes {
+                        at[axis] += 1;
+                        tets.push(node(at[0], at[1], at[2]));
+                    }
+                }
+            }
+        }
+    }
+    tets
+}
+
+/// A sparse factor larger than the memory allowed is refused with its size, counted by the
+/// symbolic analysis before L's values are allocated: at construction, and when contacts that
+/// couple two bodies grow the pattern (and so the factor) past the limit at an assembly. Two
+/// grids of 4³ tetrahedral cells, in 3D; the limit given stands for [`MAX_FACTOR_BYTES`]
+/// (a pair of 60³ grids needs 46 GiB, which aborted the run before it was checked).
+#[test]
+fn a_factor_over_its_memory_limit_is_refused_before_it_is_allocated() {
+    let (dim, n): (usize, usize) = (3, 4);
+    let per_body = (n + 1).pow(3);
+    let nodes = 2 * per_body;
+    let tets: Vec<usize> = [0, per_body]
+        .into_iter()
+        .flat_map(|first| tetrahedral_grid(n, first))
+        .collect();
+    // Point–triangle stencils from the first grid's top face to the second's bottom face.
+    let contacts: Vec<usize> = (0..n)
+        .flat_map(|i| {
+            let top = per_body - (n + 1).pow(2) + i;
+            [top, per_body + i, per_body + i + 1, per_body + i + n + 1]
+        })
+        .collect();
+    let terms = [
+        Elements::EachNode(nodes),
+        Elements::Tuples { k: 4, nodes: &tets },
+    ];
+    let blocks: Vec<Vec<f64>> = terms
+        .iter()
+        .enumerate()
+        .map(|(t, e)| symmetric_blocks(dim, e, t as f64))
+        .collect();
+    let apart: Vec<Group> = terms
+        .iter()
+        .zip(&blocks)
+        .map(|(e, b)| full(*e, b))
+        .chain([Group {
+            fixed: false,
+            ..full(Elements::NONE, &[])
+        }])
+        .collect();
+    let new = |groups: &[Group], limit: u64| {
+        HessianSystem::with_factor_limit(
+            dim,
+            DofMap::all_free(dim * nodes),
+            groups,
+            FactorChoice::Always(Factorisation::Sparse),
+            limit,
+        )
+    };
+    let entries = new(&apart, MAX_FACTOR_BYTES)
+        .unwrap()
+        .factor_nonzeros()
+        .unwrap();
+    // L's values alone, 8 bytes a non-zero, already pass this limit with the workspace.
+    let limit = 8 * entries as u64;
+    let bytes = match new(&apart, limit) {
+        Err(LinearSolveError::FactorTooLarge {
+            entries: e,
+            unknowns,
+            bytes,
+            limit: l,
+        }) => {
+            assert_eq!((e, unknowns, l), (entries, dim * nodes, limit));
+            assert!(bytes > limit, "{bytes} bytes");
+            bytes
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a factor of {entries} non-zeros accepted under {limit} bytes"),
+    };
+    let message = new(&apart, limit).err().unwrap().to_string();
+    assert!(
+        message.contains(&format!(
+            "{entries:e} non-zeros of L for {} unknowns",
+            dim * nodes
+        )),
+        "{message}"
+    );
+    // Exactly its size is allowed.
+    let mut sys = new(&apart, bytes).unwrap();
+    assert_eq!(sys.factor_nonzeros(), Some(entries));
+    sys.assemble(3, |t| apart[t]).unwrap();
+    // The contacts couple the two grids: new entries in the pattern, and so in L, refused.
+    let mut touching = apart.clone();
+    touching[2].elements = Elements::Tuples {
+        k: 4,
+        nodes: &contacts,
+    };
+    let contact_blocks = symmetric_blocks(dim, &touching[2].elements, 2.0);
+    touching[2].blocks = &contact_blocks;
+    match sys.assemble(3, |t| touching[t]) {
+        Err(LinearSolveError::FactorTooLarge {
+            entries: e,
+            bytes: b,
+            ..
+        }) => assert!(e > entries && b > bytes, "{e} non-zeros, {b} bytes"),
+        r => panic!("the grown factor was not refused: {r:?}"),
+    }
+    // Under the default limit both are accepted.
+    new(&touching, MAX_FACTOR_BYTES).unwrap();
+}
