@@ -44,7 +44,7 @@ use faer::sparse::linalg::cholesky::{
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
-use nalgebra_sparse::{CooMatrix, CscMatrix};
+use nalgebra_sparse::CscMatrix;
 
 use crate::energy::{BlockForm, Elements};
 use crate::parallel;
@@ -347,6 +347,126 @@ fn for_lower_entries(
     }
 }
 
+/// Calls `f(lo, hi)`, lo ≤ hi, for every pair of nodes that an element of `sets` names (a node
+/// with itself included) and for the nodes of every off-diagonal entry of `old` (whose free row
+/// r belongs to node `node_of_row[r]`); pairs repeat.
+fn for_node_pairs(
+    sets: &[Elements],
+    old: Option<(&CscMatrix<f64>, &[usize])>,
+    mut f: impl FnMut(usize, usize),
+) {
+    for elements in sets {
+        let k = elements.nodes_per_element();
+        for e in 0..elements.len() {
+            for x in 0..k {
+                let a = elements.node(e, x);
+                for y in x..k {
+                    let b = elements.node(e, y);
+                    f(a.min(b), a.max(b));
+                }
+            }
+        }
+    }
+    if let Some((m, node_of_row)) = old {
+        for (row, col, _) in m.triplet_iter() {
+            if row != col {
+                // Free rows are numbered in node order: col < row, so its node is ≤ row's.
+                f(node_of_row[col], node_of_row[row]);
+            }
+        }
+    }
+}
+
+/// The lower triangle's pattern over the free degrees of freedom of `dofs`, values zero: every
+/// diagonal entry, every entry of `old`, and every entry (row ≥ col, both free) of every element
+/// block of `sets`.
+///
+/// An element couples every degree of freedom of its nodes with every other, so the pattern is
+/// that of the node pairs its elements name, each pair a D × D block (a node with itself, its
+/// block's lower triangle): the pairs (10 a tetrahedron, against 78 entries of its block) are
+/// gathered per lower node, sorted and deduplicated, then written out column by column in
+/// order. Listing every entry first (24 bytes each in a `CooMatrix`, then its conversion) took
+/// 8.6 GB for two 60³ boxes, whose pattern is 0.5 GB.
+fn lower_pattern(
+    dim: usize,
+    dofs: &DofMap,
+    old: Option<&CscMatrix<f64>>,
+    sets: &[Elements],
+) -> CscMatrix<f64> {
+    let nodes = dofs.dofs() / dim;
+    let n = dofs.free();
+    let mut node_of_row = Vec::new();
+    if old.is_some() {
+        node_of_row = vec![0; n];
+        for d in 0..dofs.dofs() {
+            if dofs.row(d) != DofMap::PRESCRIBED {
+                node_of_row[dofs.row(d)] = d / dim;
+            }
+        }
+    }
+    let old = old.map(|m| (m, node_of_row.as_slice()));
+    // Per node lo, the nodes hi ≥ lo it is paired with: counted, then filled.
+    let mut start = vec![0usize; nodes + 1];
+    for_node_pairs(sets, old, |lo, _| start[lo + 1] += 1);
+    for b in 0..nodes {
+        start[b + 1] += start[b];
+    }
+    let mut next = start.clone();
+    let mut partners = vec![0usize; start[nodes]];
+    for_node_pairs(sets, old, |lo, hi| {
+        partners[next[lo]] = hi;
+        next[lo] += 1;
+    });
+    drop(next);
+    // Sorted and deduplicated in place, each node's list moved down to `end[b]`.
+    let mut end = vec![0usize; nodes];
+    let mut write = 0;
+    for b in 0..nodes {
+        let list = &mut partners[start[b]..start[b + 1]];
+        list.sort_unstable();
+        let (from, len) = (start[b], list.len());
+        let begin = write;
+        for i in 0..len {
+            let hi = partners[from + i];
+            if write == begin || partners[write - 1] != hi {
+                partners[write] = hi;
+                write += 1;
+            }
+        }
+        start[b] = begin;
+        end[b] = write;
+    }
+    partners.truncate(write);
+    let free =
+        |node: usize, i: usize| Some(dofs.row(dim * node + i)).filter(|&r| r != DofMap::PRESCRIBED);
+    // Column (b, j) in the order of the free rows, its rows increasing: its diagonal, node b's
+    // later components where b is paired with itself, then every component of each node paired
+    // with b above it.
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0);
+    let mut rows = Vec::new();
+    for b in 0..nodes {
+        let list = &partners[start[b]..end[b]];
+        let paired_with_itself = list.first() == Some(&b);
+        let above = if paired_with_itself { &list[1..] } else { list };
+        for j in 0..dim {
+            let Some(col) = free(b, j) else { continue };
+            debug_assert_eq!(col + 1, offsets.len(), "free rows in node order");
+            rows.push(col);
+            if paired_with_itself {
+                rows.extend((j + 1..dim).filter_map(|i| free(b, i)));
+            }
+            for &a in above {
+                rows.extend((0..dim).filter_map(|i| free(a, i)));
+            }
+            offsets.push(rows.len());
+        }
+    }
+    let values = vec![0.0; rows.len()];
+    CscMatrix::try_from_csc_data(n, n, offsets, rows, values)
+        .expect("columns in order, rows increasing in each")
+}
+
 /// faer's symbolic Cholesky analysis (AMD ordering, elimination tree, the factor's pattern) of
 /// the lower-triangle pattern of `matrix`; every call adds one to `count`.
 fn analyse(
@@ -603,33 +723,16 @@ impl HessianSystem {
         group: impl Fn(usize) -> Group<'g>,
     ) -> Result<(), LinearSolveError> {
         let n = self.dofs.free();
-        let mut coo = CooMatrix::<f64>::new(n, n);
-        for i in 0..n {
-            coo.push(i, i, 0.0);
-        }
+        let sets: Vec<Elements> = (0..count)
+            .flat_map(|t| {
+                let g = group(t);
+                [g.elements, g.reserve]
+            })
+            .collect();
         // The pattern only grows: couplings of collisions no longer active stay (as explicit
         // zeros), so contacts that come and go do not rebuild it each time they come back.
-        if self.matrix.nrows() == n {
-            for (row, col, _) in self.matrix.triplet_iter() {
-                coo.push(row, col, 0.0);
-            }
-        }
-        for t in 0..count {
-            let g = group(t);
-            for elements in [g.elements, g.reserve] {
-                let k = elements.nodes_per_element();
-                for e in 0..elements.len() {
-                    for_lower_entries(
-                        self.dim,
-                        k,
-                        &self.dofs,
-                        |j| elements.node(e, j),
-                        |_, row, col| coo.push(row, col, 0.0),
-                    );
-                }
-            }
-        }
-        self.matrix = CscMatrix::from(&coo);
+        let old = (self.matrix.nrows() == n).then_some(&self.matrix);
+        self.matrix = lower_pattern(self.dim, &self.dofs, old, &sets);
         let kind = match self.choice {
             FactorChoice::Always(kind) => kind,
             FactorChoice::Auto => {

@@ -761,3 +761,107 @@ fn a_factor_over_its_memory_limit_is_refused_before_it_is_allocated() {
     // Under the default limit both are accepted.
     new(&touching, MAX_FACTOR_BYTES).unwrap();
 }
+
+/// The pattern as it was built before `lower_pattern`: every entry listed, then converted
+/// (the reference it must equal).
+fn listed_pattern(
+    dim: usize,
+    dofs: &DofMap,
+    old: Option<&CscMatrix<f64>>,
+    sets: &[Elements],
+) -> CscMatrix<f64> {
+    let n = dofs.free();
+    let mut coo = nalgebra_sparse::CooMatrix::<f64>::new(n, n);
+    for i in 0..n {
+        coo.push(i, i, 0.0);
+    }
+    for (row, col, _) in old.into_iter().flat_map(|m| m.triplet_iter()) {
+        coo.push(row, col, 0.0);
+    }
+    for elements in sets {
+        let k = elements.nodes_per_element();
+        for e in 0..elements.len() {
+            for_lower_entries(
+                dim,
+                k,
+                dofs,
+                |j| elements.node(e, j),
+                |_, row, col| coo.push(row, col, 0.0),
+            );
+        }
+    }
+    CscMatrix::from(&coo)
+}
+
+/// The pattern built from node pairs is the one every entry listed gives: in 2D and 3D, with
+/// all degrees of freedom free and with some prescribed (whole nodes and single components),
+/// for node terms, pairs, triangles and tetrahedra in any node order, elements naming a node
+/// twice, nodes in no element, and a previous pattern carried over.
+#[test]
+fn the_pattern_from_node_pairs_is_the_listed_entries_pattern() {
+    let nodes = 40;
+    // A fixed pseudo-random sequence of nodes (linear congruential).
+    let mut state = 12345u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % nodes
+    };
+    let pairs: Vec<usize> = (0..30).map(|_| next()).collect();
+    let triangles: Vec<usize> = (0..24).map(|_| next()).collect();
+    let tets: Vec<usize> = (0..32).map(|_| next()).collect();
+    let twice = [3, 3, 7, 9, 11, 11, 11, 2];
+    let later: Vec<usize> = (0..16).map(|_| next()).collect();
+    let sets = [
+        Elements::EachNode(nodes - 5),
+        Elements::Tuples {
+            k: 2,
+            nodes: &pairs,
+        },
+        Elements::Tuples {
+            k: 3,
+            nodes: &triangles,
+        },
+        Elements::Tuples { k: 4, nodes: &tets },
+        Elements::Tuples {
+            k: 4,
+            nodes: &twice,
+        },
+        Elements::NONE,
+    ];
+    for dim in [2, 3] {
+        let mut prescribed = vec![false; dim * nodes];
+        for d in [
+            0,
+            1,
+            dim * 5 + 1,
+            dim * 17,
+            dim * 17 + 1,
+            dim * 39 + dim - 1,
+        ] {
+            prescribed[d] = true;
+        }
+        for c in 0..dim {
+            prescribed[dim * 22 + c] = true;
+        }
+        for dofs in [
+            DofMap::all_free(dim * nodes),
+            DofMap::from_prescribed(&prescribed),
+        ] {
+            let first = lower_pattern(dim, &dofs, None, &sets);
+            let listed = listed_pattern(dim, &dofs, None, &sets);
+            assert_eq!(first.col_offsets(), listed.col_offsets(), "{dim}D");
+            assert_eq!(first.row_indices(), listed.row_indices(), "{dim}D");
+            let grown_sets = [Elements::Tuples {
+                k: 4,
+                nodes: &later,
+            }];
+            let grown = lower_pattern(dim, &dofs, Some(&first), &grown_sets);
+            let listed = listed_pattern(dim, &dofs, Some(&listed), &grown_sets);
+            assert_eq!(grown.col_offsets(), listed.col_offsets(), "{dim}D, grown");
+            assert_eq!(grown.row_indices(), listed.row_indices(), "{dim}D, grown");
+            assert!(grown.nnz() > first.nnz());
+        }
+    }
+}
