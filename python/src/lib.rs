@@ -139,7 +139,11 @@ impl From<RunError> for Stop {
 
 impl From<SceneRunError> for Stop {
     fn from(e: SceneRunError) -> Stop {
-        Stop::Failed(e.to_string())
+        match e {
+            // A scene too large for the solver: bad input, as the CLI's exit 2.
+            SceneRunError::Input(e) => Stop::Input(e.to_string(), case_blame(&e)),
+            e => Stop::Failed(e.to_string()),
+        }
     }
 }
 

@@ -161,9 +161,10 @@ pub enum CliError {
     /// A rigid-ellipsoid run failed or could not write its output (exit 1).
     #[error(transparent)]
     Rigid(#[from] crate::rigid::run::RigidRunError),
-    /// A scene's run failed (exit 1).
+    /// A scene's run failed (exit 1). A scene the solver refuses as too large is bad input,
+    /// [`CliError::Case`] (`From<SceneRunError>`).
     #[error(transparent)]
-    Scene(#[from] crate::run::multibody::SceneRunError),
+    Scene(crate::run::multibody::SceneRunError),
     /// A sweep's input was bad (exit 2) or it could not run or write (exit 1).
     #[error(transparent)]
     Sweep(#[from] crate::sweep::SweepError),
@@ -171,6 +172,15 @@ pub enum CliError {
     /// 3, [`crate::run::physical::NOT_PHYSICAL_EXIT_CODE`]).
     #[error(transparent)]
     NotPhysical(SceneCommandError),
+}
+
+impl From<crate::run::multibody::SceneRunError> for CliError {
+    fn from(e: crate::run::multibody::SceneRunError) -> CliError {
+        match e {
+            crate::run::multibody::SceneRunError::Input(e) => CliError::Case(e),
+            e => CliError::Scene(e),
+        }
+    }
 }
 
 impl From<EmitError> for CliError {
@@ -205,7 +215,7 @@ impl From<PlotError> for CliError {
             PlotError::Case(e) => CliError::Case(e),
             PlotError::Option(e) => CliError::Option(e),
             PlotError::Run(e) => CliError::Run(e),
-            PlotError::Scene(e) => CliError::Scene(e),
+            PlotError::Scene(e) => e.into(),
             PlotError::Output(e) => CliError::Output(e),
             PlotError::Stage(e) => e.into(),
             PlotError::Emit(e) => e.into(),
@@ -221,7 +231,7 @@ impl From<ViewError> for CliError {
             ViewError::Option(e) => CliError::Option(e),
             ViewError::Gpu(e) => CliError::Gpu(e),
             ViewError::Run(e) => CliError::Run(e),
-            ViewError::SceneRun(e) => CliError::Scene(e),
+            ViewError::SceneRun(e) => e.into(),
             // A usage error, like clap's: exit 2.
             ViewError::BounceWithCases(n) => CliError::Option(BadOption::new(
                 "--scene bounce",
@@ -240,7 +250,7 @@ impl From<SceneCommandError> for CliError {
             SceneCommandError::Option(e) => CliError::Option(e),
             SceneCommandError::Stage(e) => CliError::from(e),
             SceneCommandError::Emit(e) => CliError::from(e),
-            SceneCommandError::Run(e) => CliError::Scene(e),
+            SceneCommandError::Run(e) => e.into(),
             SceneCommandError::Output(e) => CliError::Output(e),
             e @ SceneCommandError::NotPhysical { .. } => CliError::NotPhysical(e),
             SceneCommandError::Backend(api::BackendSetupError::Gpu(e)) => CliError::Gpu(e),

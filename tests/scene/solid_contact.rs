@@ -592,3 +592,53 @@ fn contacts_csv_carries_each_boxs_weight_across_its_pairs() {
         close(&format!("incline's pairs at {ms} ms"), g, ground, 0.01);
     }
 }
+
+/// A scene whose sparse Cholesky factor would pass the memory limit is refused as bad input
+/// under `bodies`, naming the case file, the limit and the factor's size, before the factor is
+/// allocated (two 60³ boxes need 46 GiB, and the allocation aborted the run). A limit of 1 MiB
+/// stands for `MAX_FACTOR_BYTES` (8 GiB): the stack's factor grows about as its unknowns^(4/3),
+/// so refining both boxes from 6 to 10 cells a side gives a larger factor, and both are
+/// accepted under the default limit.
+#[test]
+fn a_scene_whose_factor_passes_the_memory_limit_is_refused_under_bodies() {
+    use stickslip::run::multibody::SceneRunError;
+    use stickslip::run::multibody::solid::SolidRunner;
+    use stickslip::scene::multibody::solid::SolidScene;
+    use stickslip::scene::{CaseError, Override};
+    use stickslip::solver::assembly::MAX_FACTOR_BYTES;
+
+    let case = root().join("cases/box_on_box3d.toml");
+    let scene = |cells: usize| {
+        let overrides: Vec<Override> = ["lower", "upper"]
+            .iter()
+            .flat_map(|b| ["nx", "ny", "nz"].map(|k| format!("bodies.{b}.{k}={cells}")))
+            .map(|s| Override::parse(&s).unwrap())
+            .collect();
+        SolidScene::load(&case, &overrides).unwrap()
+    };
+    let limit = 1 << 20;
+    let gib = |value: &str| -> f64 { value.split(' ').next().unwrap().parse().unwrap() };
+    let mut sizes = Vec::new();
+    for cells in [6, 10] {
+        match SolidRunner::with_factor_limit(scene(cells), None, limit) {
+            Err(SceneRunError::Input(CaseError::Invalid {
+                file,
+                key,
+                rule,
+                value,
+            })) => {
+                assert_eq!((file.as_path(), key.as_str()), (case.as_path(), "bodies"));
+                assert!(
+                    rule.contains("must take at most 0.0009765625 GiB of memory"),
+                    "{rule}"
+                );
+                assert!(value.contains("non-zeros of L for"), "{value}");
+                sizes.push(gib(&value));
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("{cells}³ boxes accepted under {limit} bytes"),
+        }
+        assert!(SolidRunner::with_factor_limit(scene(cells), None, MAX_FACTOR_BYTES).is_ok());
+    }
+    assert!(sizes[1] > sizes[0], "{sizes:?} GiB");
+}

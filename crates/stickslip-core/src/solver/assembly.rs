@@ -44,7 +44,7 @@ use faer::sparse::linalg::cholesky::{
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
-use nalgebra_sparse::{CooMatrix, CscMatrix};
+use nalgebra_sparse::CscMatrix;
 
 use crate::energy::{BlockForm, Elements};
 use crate::parallel;
@@ -57,6 +57,25 @@ use crate::solver::skyline::SkylineLlt;
 /// n_seg = 64 (8 450 unknowns, w = 133: 1.5·10⁸). A pattern whose band is wide for its size
 /// (bodies coupled through contact across the node order) takes faer's path.
 pub const SKYLINE_MAX_WORK: f64 = 1.1e7;
+
+/// At most this much memory, bytes, for the sparse Cholesky factor (8 GiB): L's values, 8 bytes
+/// for each of the non-zeros the symbolic analysis counts, and faer's workspace for the numeric
+/// factorisation and the solve. The count is known once the AMD ordering and the elimination
+/// tree are, before anything of that size is allocated ([`HessianSystem::new`] refuses a
+/// pattern whose factor is larger, [`LinearSolveError::FactorTooLarge`]).
+///
+/// The fill of a tetrahedral mesh's factor grows as about unknowns^(4/3): measured on two
+/// cuboids of n³ cells each (`box_on_box3d.toml`, 3(n + 1)³ unknowns a body), L has 2.5·10⁶
+/// non-zeros at n = 10, 4.7·10⁷ at 20, 2.7·10⁸ at 30 (2.0 GiB; its first step took 248 s on two
+/// cores), 1.0·10⁹ at 40 (7.5 GiB), 3.0·10⁹ at 50 (22 GiB) and 6.2·10⁹ at 60 (46 GiB, which
+/// aborted the run on its allocation). One 40³ box, issue 40's largest target, has 5.2·10⁸
+/// (3.9 GiB) and fits twice; one 60³ box has 3.3·10⁹ (25 GiB). Beyond 8 GiB a factor does not
+/// fit beside the rest of the run and other work on a 16–32 GiB machine, and each of its
+/// factorisations takes hours.
+pub const MAX_FACTOR_BYTES: u64 = 8 << 30;
+
+/// Bytes in a GiB, for messages.
+const GIB: f64 = (1u64 << 30) as f64;
 
 /// Which factorisation a [`HessianSystem`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +126,23 @@ pub enum LinearSolveError {
         element: usize,
         /// The node it names twice.
         node: usize,
+    },
+    /// The sparse Cholesky factor would take more memory than allowed ([`MAX_FACTOR_BYTES`]
+    /// unless given): found from the symbolic analysis, before L's values are allocated.
+    #[error(
+        "the sparse Cholesky factor would take {:.1} GiB ({entries:e} non-zeros of L for {unknowns} unknowns, and its workspace), more than the {:.1} GiB allowed",
+        *.bytes as f64 / GIB,
+        *.limit as f64 / GIB
+    )]
+    FactorTooLarge {
+        /// Non-zeros of L.
+        entries: usize,
+        /// Unknowns: the system's size.
+        unknowns: usize,
+        /// Memory L's values and the workspace would take, bytes.
+        bytes: u64,
+        /// The most allowed, bytes.
+        limit: u64,
     },
     /// A term's block buffer or the matrix has more entries than a 32-bit index reaches.
     #[error("{what} has {entries} entries, more than the assembly's 32-bit indices reach")]
@@ -254,6 +290,8 @@ pub struct HessianSystem {
     dim: usize,
     dofs: DofMap,
     choice: FactorChoice,
+    /// The most memory the sparse factor may take, bytes ([`MAX_FACTOR_BYTES`] by default).
+    max_factor_bytes: u64,
     /// Lower triangle, CSC, values refilled per iteration (on the skyline path only on
     /// request, [`HessianSystem::matrix`]).
     matrix: CscMatrix<f64>,
@@ -307,6 +345,126 @@ fn for_lower_entries(
             }
         }
     }
+}
+
+/// Calls `f(lo, hi)`, lo ≤ hi, for every pair of nodes that an element of `sets` names (a node
+/// with itself included) and for the nodes of every off-diagonal entry of `old` (whose free row
+/// r belongs to node `node_of_row[r]`); pairs repeat.
+fn for_node_pairs(
+    sets: &[Elements],
+    old: Option<(&CscMatrix<f64>, &[usize])>,
+    mut f: impl FnMut(usize, usize),
+) {
+    for elements in sets {
+        let k = elements.nodes_per_element();
+        for e in 0..elements.len() {
+            for x in 0..k {
+                let a = elements.node(e, x);
+                for y in x..k {
+                    let b = elements.node(e, y);
+                    f(a.min(b), a.max(b));
+                }
+            }
+        }
+    }
+    if let Some((m, node_of_row)) = old {
+        for (row, col, _) in m.triplet_iter() {
+            if row != col {
+                // Free rows are numbered in node order: col < row, so its node is ≤ row's.
+                f(node_of_row[col], node_of_row[row]);
+            }
+        }
+    }
+}
+
+/// The lower triangle's pattern over the free degrees of freedom of `dofs`, values zero: every
+/// diagonal entry, every entry of `old`, and every entry (row ≥ col, both free) of every element
+/// block of `sets`.
+///
+/// An element couples every degree of freedom of its nodes with every other, so the pattern is
+/// that of the node pairs its elements name, each pair a D × D block (a node with itself, its
+/// block's lower triangle): the pairs (10 a tetrahedron, against 78 entries of its block) are
+/// gathered per lower node, sorted and deduplicated, then written out column by column in
+/// order. Listing every entry first (24 bytes each in a `CooMatrix`, then its conversion) took
+/// 8.6 GB for two 60³ boxes, whose pattern is 0.5 GB.
+fn lower_pattern(
+    dim: usize,
+    dofs: &DofMap,
+    old: Option<&CscMatrix<f64>>,
+    sets: &[Elements],
+) -> CscMatrix<f64> {
+    let nodes = dofs.dofs() / dim;
+    let n = dofs.free();
+    let mut node_of_row = Vec::new();
+    if old.is_some() {
+        node_of_row = vec![0; n];
+        for d in 0..dofs.dofs() {
+            if dofs.row(d) != DofMap::PRESCRIBED {
+                node_of_row[dofs.row(d)] = d / dim;
+            }
+        }
+    }
+    let old = old.map(|m| (m, node_of_row.as_slice()));
+    // Per node lo, the nodes hi ≥ lo it is paired with: counted, then filled.
+    let mut start = vec![0usize; nodes + 1];
+    for_node_pairs(sets, old, |lo, _| start[lo + 1] += 1);
+    for b in 0..nodes {
+        start[b + 1] += start[b];
+    }
+    let mut next = start.clone();
+    let mut partners = vec![0usize; start[nodes]];
+    for_node_pairs(sets, old, |lo, hi| {
+        partners[next[lo]] = hi;
+        next[lo] += 1;
+    });
+    drop(next);
+    // Sorted and deduplicated in place, each node's list moved down to `end[b]`.
+    let mut end = vec![0usize; nodes];
+    let mut write = 0;
+    for b in 0..nodes {
+        let list = &mut partners[start[b]..start[b + 1]];
+        list.sort_unstable();
+        let (from, len) = (start[b], list.len());
+        let begin = write;
+        for i in 0..len {
+            let hi = partners[from + i];
+            if write == begin || partners[write - 1] != hi {
+                partners[write] = hi;
+                write += 1;
+            }
+        }
+        start[b] = begin;
+        end[b] = write;
+    }
+    partners.truncate(write);
+    let free =
+        |node: usize, i: usize| Some(dofs.row(dim * node + i)).filter(|&r| r != DofMap::PRESCRIBED);
+    // Column (b, j) in the order of the free rows, its rows increasing: its diagonal, node b's
+    // later components where b is paired with itself, then every component of each node paired
+    // with b above it.
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0);
+    let mut rows = Vec::new();
+    for b in 0..nodes {
+        let list = &partners[start[b]..end[b]];
+        let paired_with_itself = list.first() == Some(&b);
+        let above = if paired_with_itself { &list[1..] } else { list };
+        for j in 0..dim {
+            let Some(col) = free(b, j) else { continue };
+            debug_assert_eq!(col + 1, offsets.len(), "free rows in node order");
+            rows.push(col);
+            if paired_with_itself {
+                rows.extend((j + 1..dim).filter_map(|i| free(b, i)));
+            }
+            for &a in above {
+                rows.extend((0..dim).filter_map(|i| free(a, i)));
+            }
+            offsets.push(rows.len());
+        }
+    }
+    let values = vec![0.0; rows.len()];
+    CscMatrix::try_from_csc_data(n, n, offsets, rows, values)
+        .expect("columns in order, rows increasing in each")
 }
 
 /// faer's symbolic Cholesky analysis (AMD ordering, elimination tree, the factor's pattern) of
@@ -522,12 +680,25 @@ impl HessianSystem {
         groups: &[Group],
         choice: FactorChoice,
     ) -> Result<Self, LinearSolveError> {
+        Self::with_factor_limit(dim, dofs, groups, choice, MAX_FACTOR_BYTES)
+    }
+
+    /// [`HessianSystem::new`] with the sparse factor's memory bounded by `max_factor_bytes`
+    /// instead of [`MAX_FACTOR_BYTES`] (at construction and at every rebuild of the pattern).
+    pub fn with_factor_limit(
+        dim: usize,
+        dofs: DofMap,
+        groups: &[Group],
+        choice: FactorChoice,
+        max_factor_bytes: u64,
+    ) -> Result<Self, LinearSolveError> {
         let mut order: Vec<usize> = (0..groups.len()).collect();
         order.sort_by_key(|&t| groups[t].elements.nodes_per_element());
         let mut system = HessianSystem {
             dim,
             dofs,
             choice,
+            max_factor_bytes,
             matrix: CscMatrix::zeros(0, 0),
             maps: (0..groups.len()).map(|_| GroupMap::default()).collect(),
             order,
@@ -552,33 +723,16 @@ impl HessianSystem {
         group: impl Fn(usize) -> Group<'g>,
     ) -> Result<(), LinearSolveError> {
         let n = self.dofs.free();
-        let mut coo = CooMatrix::<f64>::new(n, n);
-        for i in 0..n {
-            coo.push(i, i, 0.0);
-        }
+        let sets: Vec<Elements> = (0..count)
+            .flat_map(|t| {
+                let g = group(t);
+                [g.elements, g.reserve]
+            })
+            .collect();
         // The pattern only grows: couplings of collisions no longer active stay (as explicit
         // zeros), so contacts that come and go do not rebuild it each time they come back.
-        if self.matrix.nrows() == n {
-            for (row, col, _) in self.matrix.triplet_iter() {
-                coo.push(row, col, 0.0);
-            }
-        }
-        for t in 0..count {
-            let g = group(t);
-            for elements in [g.elements, g.reserve] {
-                let k = elements.nodes_per_element();
-                for e in 0..elements.len() {
-                    for_lower_entries(
-                        self.dim,
-                        k,
-                        &self.dofs,
-                        |j| elements.node(e, j),
-                        |_, row, col| coo.push(row, col, 0.0),
-                    );
-                }
-            }
-        }
-        self.matrix = CscMatrix::from(&coo);
+        let old = (self.matrix.nrows() == n).then_some(&self.matrix);
+        self.matrix = lower_pattern(self.dim, &self.dofs, old, &sets);
         let kind = match self.choice {
             FactorChoice::Always(kind) => kind,
             FactorChoice::Auto => {
@@ -600,6 +754,18 @@ impl HessianSystem {
                     ),
                     symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
                 ]);
+                // Refused before L's values or the workspace are allocated.
+                let bytes = (symbolic.len_val() as u64)
+                    .saturating_mul(std::mem::size_of::<f64>() as u64)
+                    .saturating_add(req.size_bytes() as u64);
+                if bytes > self.max_factor_bytes {
+                    return Err(LinearSolveError::FactorTooLarge {
+                        entries: symbolic.len_val(),
+                        unknowns: n,
+                        bytes,
+                        limit: self.max_factor_bytes,
+                    });
+                }
                 Factor::Sparse {
                     l_values: vec![0.0; symbolic.len_val()],
                     workspace: MemBuffer::new(req),
@@ -801,6 +967,14 @@ impl HessianSystem {
         match self.factor {
             Factor::Sparse { .. } => Factorisation::Sparse,
             Factor::Skyline(_) => Factorisation::Skyline,
+        }
+    }
+
+    /// Non-zeros of the sparse factor L (faer's path; `None` on the skyline path).
+    pub fn factor_nonzeros(&self) -> Option<usize> {
+        match &self.factor {
+            Factor::Sparse { symbolic, .. } => Some(symbolic.len_val()),
+            Factor::Skyline(_) => None,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::contact::{ContactPoint, ContactStage, ContactTerm};
 use crate::energy::inertia::InertiaEnergy;
 use crate::energy::{Energy, StepState, Vector};
 
-use super::assembly::{DofMap, FactorChoice, HessianSystem, LinearSolveError};
+use super::assembly::{DofMap, FactorChoice, HessianSystem, LinearSolveError, MAX_FACTOR_BYTES};
 use super::driver::Driver;
 use super::line_search::{self, LineSearchResult};
 use super::potential::IncrementalPotential;
@@ -297,6 +297,17 @@ impl<const D: usize> Simulation<D> {
         system: System<D>,
         choice: FactorChoice,
     ) -> Result<Simulation<D>, LinearSolveError> {
+        Self::with_factor_limit(system, choice, MAX_FACTOR_BYTES)
+    }
+
+    /// As [`Simulation::with_factorisation`], with the sparse factor's memory bounded by
+    /// `max_factor_bytes` instead of [`MAX_FACTOR_BYTES`]: a larger one is refused with
+    /// [`LinearSolveError::FactorTooLarge`] before it is allocated.
+    pub fn with_factor_limit(
+        system: System<D>,
+        choice: FactorChoice,
+        max_factor_bytes: u64,
+    ) -> Result<Simulation<D>, LinearSolveError> {
         let System {
             x0,
             v0,
@@ -331,13 +342,14 @@ impl<const D: usize> Simulation<D> {
         if let Some(c) = potential.contact_mut() {
             c.begin_step(&x0, &x0);
         }
-        let system = HessianSystem::new(
+        let system = HessianSystem::with_factor_limit(
             D,
             dofs,
             &(0..potential.len())
                 .map(|i| potential.group(i))
                 .collect::<Vec<_>>(),
             choice,
+            max_factor_bytes,
         )?;
         Ok(Simulation {
             ws: Workspace {

@@ -631,3 +631,237 @@ fn assemble_a_strip_by_element(shuffled: bool) {
         }
     }
 }
+
+/// The tetrahedra of a grid of n³ unit cells (six a cell, around its main diagonal), its
+/// (n + 1)³ nodes numbered from `first`, x fastest.
+fn tetrahedral_grid(n: usize, first: usize) -> Vec<usize> {
+    let node = |i: usize, j: usize, k: usize| first + i + (n + 1) * (j + (n + 1) * k);
+    let mut tets = Vec::new();
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                for axes in [
+                    [0, 1, 2],
+                    [0, 2, 1],
+                    [1, 0, 2],
+                    [1, 2, 0],
+                    [2, 0, 1],
+                    [2, 1, 0],
+                ] {
+                    // From the cell's corner to the opposite one, one axis at a time.
+                    let mut at = [i, j, k];
+                    tets.push(node(at[0], at[1], at[2]));
+                    for axis in axes {
+                        at[axis] += 1;
+                        tets.push(node(at[0], at[1], at[2]));
+                    }
+                }
+            }
+        }
+    }
+    tets
+}
+
+/// A sparse factor larger than the memory allowed is refused with its size, counted by the
+/// symbolic analysis before L's values are allocated: at construction, and when contacts that
+/// couple two bodies grow the pattern (and so the factor) past the limit at an assembly. Two
+/// grids of 4³ tetrahedral cells, in 3D; the limit given stands for [`MAX_FACTOR_BYTES`]
+/// (a pair of 60³ grids needs 46 GiB, which aborted the run before it was checked).
+#[test]
+fn a_factor_over_its_memory_limit_is_refused_before_it_is_allocated() {
+    let (dim, n): (usize, usize) = (3, 4);
+    let per_body = (n + 1).pow(3);
+    let nodes = 2 * per_body;
+    let tets: Vec<usize> = [0, per_body]
+        .into_iter()
+        .flat_map(|first| tetrahedral_grid(n, first))
+        .collect();
+    // Point–triangle stencils from the first grid's top face to the second's bottom face.
+    let contacts: Vec<usize> = (0..n)
+        .flat_map(|i| {
+            let top = per_body - (n + 1).pow(2) + i;
+            [top, per_body + i, per_body + i + 1, per_body + i + n + 1]
+        })
+        .collect();
+    let terms = [
+        Elements::EachNode(nodes),
+        Elements::Tuples { k: 4, nodes: &tets },
+    ];
+    let blocks: Vec<Vec<f64>> = terms
+        .iter()
+        .enumerate()
+        .map(|(t, e)| symmetric_blocks(dim, e, t as f64))
+        .collect();
+    let apart: Vec<Group> = terms
+        .iter()
+        .zip(&blocks)
+        .map(|(e, b)| full(*e, b))
+        .chain([Group {
+            fixed: false,
+            ..full(Elements::NONE, &[])
+        }])
+        .collect();
+    let new = |groups: &[Group], limit: u64| {
+        HessianSystem::with_factor_limit(
+            dim,
+            DofMap::all_free(dim * nodes),
+            groups,
+            FactorChoice::Always(Factorisation::Sparse),
+            limit,
+        )
+    };
+    let entries = new(&apart, MAX_FACTOR_BYTES)
+        .unwrap()
+        .factor_nonzeros()
+        .unwrap();
+    // L's values alone, 8 bytes a non-zero, already pass this limit with the workspace.
+    let limit = 8 * entries as u64;
+    let bytes = match new(&apart, limit) {
+        Err(LinearSolveError::FactorTooLarge {
+            entries: e,
+            unknowns,
+            bytes,
+            limit: l,
+        }) => {
+            assert_eq!((e, unknowns, l), (entries, dim * nodes, limit));
+            assert!(bytes > limit, "{bytes} bytes");
+            bytes
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a factor of {entries} non-zeros accepted under {limit} bytes"),
+    };
+    let message = new(&apart, limit).err().unwrap().to_string();
+    assert!(
+        message.contains(&format!(
+            "{entries:e} non-zeros of L for {} unknowns",
+            dim * nodes
+        )),
+        "{message}"
+    );
+    // Exactly its size is allowed.
+    let mut sys = new(&apart, bytes).unwrap();
+    assert_eq!(sys.factor_nonzeros(), Some(entries));
+    sys.assemble(3, |t| apart[t]).unwrap();
+    // The contacts couple the two grids: new entries in the pattern, and so in L, refused.
+    let mut touching = apart.clone();
+    touching[2].elements = Elements::Tuples {
+        k: 4,
+        nodes: &contacts,
+    };
+    let contact_blocks = symmetric_blocks(dim, &touching[2].elements, 2.0);
+    touching[2].blocks = &contact_blocks;
+    match sys.assemble(3, |t| touching[t]) {
+        Err(LinearSolveError::FactorTooLarge {
+            entries: e,
+            bytes: b,
+            ..
+        }) => assert!(e > entries && b > bytes, "{e} non-zeros, {b} bytes"),
+        r => panic!("the grown factor was not refused: {r:?}"),
+    }
+    // Under the default limit both are accepted.
+    new(&touching, MAX_FACTOR_BYTES).unwrap();
+}
+
+/// The pattern as it was built before `lower_pattern`: every entry listed, then converted
+/// (the reference it must equal).
+fn listed_pattern(
+    dim: usize,
+    dofs: &DofMap,
+    old: Option<&CscMatrix<f64>>,
+    sets: &[Elements],
+) -> CscMatrix<f64> {
+    let n = dofs.free();
+    let mut coo = nalgebra_sparse::CooMatrix::<f64>::new(n, n);
+    for i in 0..n {
+        coo.push(i, i, 0.0);
+    }
+    for (row, col, _) in old.into_iter().flat_map(|m| m.triplet_iter()) {
+        coo.push(row, col, 0.0);
+    }
+    for elements in sets {
+        let k = elements.nodes_per_element();
+        for e in 0..elements.len() {
+            for_lower_entries(
+                dim,
+                k,
+                dofs,
+                |j| elements.node(e, j),
+                |_, row, col| coo.push(row, col, 0.0),
+            );
+        }
+    }
+    CscMatrix::from(&coo)
+}
+
+/// The pattern built from node pairs is the one every entry listed gives: in 2D and 3D, with
+/// all degrees of freedom free and with some prescribed (whole nodes and single components),
+/// for node terms, pairs, triangles and tetrahedra in any node order, elements naming a node
+/// twice, nodes in no element, and a previous pattern carried over.
+#[test]
+fn the_pattern_from_node_pairs_is_the_listed_entries_pattern() {
+    let nodes = 40;
+    // A fixed pseudo-random sequence of nodes (linear congruential).
+    let mut state = 12345u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % nodes
+    };
+    let pairs: Vec<usize> = (0..30).map(|_| next()).collect();
+    let triangles: Vec<usize> = (0..24).map(|_| next()).collect();
+    let tets: Vec<usize> = (0..32).map(|_| next()).collect();
+    let twice = [3, 3, 7, 9, 11, 11, 11, 2];
+    let later: Vec<usize> = (0..16).map(|_| next()).collect();
+    let sets = [
+        Elements::EachNode(nodes - 5),
+        Elements::Tuples {
+            k: 2,
+            nodes: &pairs,
+        },
+        Elements::Tuples {
+            k: 3,
+            nodes: &triangles,
+        },
+        Elements::Tuples { k: 4, nodes: &tets },
+        Elements::Tuples {
+            k: 4,
+            nodes: &twice,
+        },
+        Elements::NONE,
+    ];
+    for dim in [2, 3] {
+        let mut prescribed = vec![false; dim * nodes];
+        for d in [
+            0,
+            1,
+            dim * 5 + 1,
+            dim * 17,
+            dim * 17 + 1,
+            dim * 39 + dim - 1,
+        ] {
+            prescribed[d] = true;
+        }
+        for c in 0..dim {
+            prescribed[dim * 22 + c] = true;
+        }
+        for dofs in [
+            DofMap::all_free(dim * nodes),
+            DofMap::from_prescribed(&prescribed),
+        ] {
+            let first = lower_pattern(dim, &dofs, None, &sets);
+            let listed = listed_pattern(dim, &dofs, None, &sets);
+            assert_eq!(first.col_offsets(), listed.col_offsets(), "{dim}D");
+            assert_eq!(first.row_indices(), listed.row_indices(), "{dim}D");
+            let grown_sets = [Elements::Tuples {
+                k: 4,
+                nodes: &later,
+            }];
+            let grown = lower_pattern(dim, &dofs, Some(&first), &grown_sets);
+            let listed = listed_pattern(dim, &dofs, Some(&listed), &grown_sets);
+            assert_eq!(grown.col_offsets(), listed.col_offsets(), "{dim}D, grown");
+            assert_eq!(grown.row_indices(), listed.row_indices(), "{dim}D, grown");
+            assert!(grown.nnz() > first.nnz());
+        }
+    }
+}

@@ -19,6 +19,7 @@ pub use support::Support;
 use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::{Vec2, Vector};
 use crate::run::verdict::{self, Verdict};
+use crate::scene::CaseError;
 use crate::scene::body::{Body, BodyHandle};
 use crate::scene::multibody::system::SceneLayout;
 use crate::scene::multibody::{DriverSpec, MultibodyScene, SceneSettings};
@@ -41,6 +42,11 @@ pub enum SceneRunError {
         /// The step's error.
         source: SolveError,
     },
+    /// The scene is more than the solver can take (its Cholesky factor would pass
+    /// [`crate::solver::assembly::MAX_FACTOR_BYTES`]): bad input, found before the factor is
+    /// allocated (exit 2, like any other bad case-file value).
+    #[error(transparent)]
+    Input(CaseError),
     /// The solver could not be set up.
     #[error("{case}: {source}")]
     Setup {
@@ -226,6 +232,10 @@ impl RunScene<2> for MultibodyScene {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn source(&self) -> Option<&std::path::Path> {
+        self.source.as_deref()
     }
 
     fn settings(&self) -> &SceneSettings {

@@ -6,6 +6,7 @@
 //! in `run::multibody::solid`).
 
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::stepped::SceneSteps;
@@ -15,8 +16,10 @@ use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
 use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
+use crate::scene::CaseError;
 use crate::scene::body::{Body, BodyHandle};
 use crate::scene::multibody::SceneSettings;
+use crate::solver::assembly::{FactorChoice, LinearSolveError, MAX_FACTOR_BYTES};
 use crate::solver::{Simulation, System};
 
 /// What a runner needs of a scene of dimension `D`.
@@ -30,6 +33,8 @@ pub trait RunScene<const D: usize>: Sized {
 
     /// The scene's name (for messages).
     fn name(&self) -> &str;
+    /// The case file it was read from, if any (for messages).
+    fn source(&self) -> Option<&Path>;
     /// Its settings (time, barrier, friction, Newton).
     fn settings(&self) -> &SceneSettings;
     /// How many bodies it has.
@@ -62,6 +67,31 @@ pub trait RunScene<const D: usize>: Sized {
     fn watched(row: &Self::Row, k: usize) -> (f64, f64);
 }
 
+/// The bad-input error of a scene whose sparse Cholesky factor would take `bytes` (L's
+/// `entries` non-zeros for `unknowns` unknowns, and the workspace), more than `limit`: blamed on
+/// `bodies`, whose meshes make the pattern.
+fn factor_too_large(
+    source: Option<&Path>,
+    entries: usize,
+    unknowns: usize,
+    bytes: u64,
+    limit: u64,
+) -> CaseError {
+    let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+    CaseError::Invalid {
+        file: source.map_or_else(|| PathBuf::from("(inline case)"), Path::to_path_buf),
+        key: "bodies".into(),
+        rule: format!(
+            "the sparse Cholesky factor of the bodies' Hessian must take at most {} GiB of memory (L's non-zeros at 8 bytes each and its workspace, counted before it is allocated); use coarser meshes",
+            crate::number_format::Short(gib(limit))
+        ),
+        value: format!(
+            "{} GiB: {entries:.2e} non-zeros of L for {unknowns} unknowns",
+            crate::number_format::Sig(gib(bytes))
+        ),
+    }
+}
+
 /// A scene being run.
 pub struct Runner<S: RunScene<D>, const D: usize> {
     /// The validated scene.
@@ -91,13 +121,40 @@ pub struct Runner<S: RunScene<D>, const D: usize> {
 impl<S: RunScene<D>, const D: usize> Runner<S, D> {
     /// A runner at t = 0 for `duration` s (the case's when `None`).
     pub fn new(scene: S, duration: Option<f64>) -> Result<Self, SceneRunError> {
+        Self::with_factor_limit(scene, duration, MAX_FACTOR_BYTES)
+    }
+
+    /// [`Runner::new`] with the sparse Cholesky factor's memory bounded by `max_factor_bytes`
+    /// (bytes) instead of [`MAX_FACTOR_BYTES`]. A scene whose factor would be larger is refused
+    /// before it is allocated, as bad input under `bodies` ([`SceneRunError::Input`]): its
+    /// bodies are too finely meshed for this solver.
+    pub fn with_factor_limit(
+        scene: S,
+        duration: Option<f64>,
+        max_factor_bytes: u64,
+    ) -> Result<Self, SceneRunError> {
         let settings = scene.settings();
         let steps = settings.steps_for(duration.unwrap_or(settings.duration));
         let (system, parts) = scene.system();
-        let sim = Simulation::new(system).map_err(|source| SceneRunError::Setup {
-            case: scene.name().to_string(),
-            source,
-        })?;
+        let sim = Simulation::with_factor_limit(system, FactorChoice::Auto, max_factor_bytes)
+            .map_err(|source| match source {
+                LinearSolveError::FactorTooLarge {
+                    entries,
+                    unknowns,
+                    bytes,
+                    limit,
+                } => SceneRunError::Input(factor_too_large(
+                    scene.source(),
+                    entries,
+                    unknowns,
+                    bytes,
+                    limit,
+                )),
+                source => SceneRunError::Setup {
+                    case: scene.name().to_string(),
+                    source,
+                },
+            })?;
         let layout = scene.layout(parts, &sim);
         let mut runner = Runner {
             totals: SolverTotals {

@@ -95,6 +95,10 @@ impl RunScene<3> for SolidScene {
         &self.name
     }
 
+    fn source(&self) -> Option<&std::path::Path> {
+        self.source.as_deref()
+    }
+
     fn settings(&self) -> &SceneSettings {
         &self.settings
     }
