@@ -64,14 +64,9 @@ pub const SKYLINE_MAX_WORK: f64 = 1.1e7;
 /// tree are, before anything of that size is allocated ([`HessianSystem::new`] refuses a
 /// pattern whose factor is larger, [`LinearSolveError::FactorTooLarge`]).
 ///
-/// The fill of a tetrahedral mesh's factor grows as about unknowns^(4/3): measured on two
-/// cuboids of n³ cells each (`box_on_box3d.toml`, 3(n + 1)³ unknowns a body), L has 2.5·10⁶
-/// non-zeros at n = 10, 4.7·10⁷ at 20, 2.7·10⁸ at 30 (2.0 GiB; its first step took 248 s on two
-/// cores), 1.0·10⁹ at 40 (7.5 GiB), 3.0·10⁹ at 50 (22 GiB) and 6.2·10⁹ at 60 (46 GiB, which
-/// aborted the run on its allocation). One 40³ box, issue 40's largest target, has 5.2·10⁸
-/// (3.9 GiB) and fits twice; one 60³ box has 3.3·10⁹ (25 GiB). Beyond 8 GiB a factor does not
-/// fit beside the rest of the run and other work on a 16–32 GiB machine, and each of its
-/// factorisations takes hours.
+/// Beyond 8 GiB a factor does not fit beside the rest of a run on a 16–32 GiB machine; the
+/// fill measured against mesh size, and why this bound, are in docs/benchmarks.md ("The sparse
+/// factor's memory").
 pub const MAX_FACTOR_BYTES: u64 = 8 << 30;
 
 /// Bytes in a GiB, for messages.
