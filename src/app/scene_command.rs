@@ -196,7 +196,7 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
     })?;
     progress.finish();
     let summary = S::summary(&runner);
-    staged.write("trajectory.csv", |path| write_trajectory_of(path, &runner))?;
+    staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
     staged.write("summary.json", |path| {
         crate::app::output::write_json(path, &summary)
     })?;
@@ -270,16 +270,6 @@ pub const CONTACTS_HEADER: &str =
 pub const CONTACTS_HEADER_3D: &str =
     "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,nz,slip_m_per_s,state";
 
-/// Writes a 2D scene's `contacts.csv` ([`CONTACTS_HEADER`]; [`write_contact_rows`]).
-pub fn write_contacts(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
-    write_contact_rows(
-        path,
-        &runner.contact_rows,
-        runner.scene.settings.eps_v,
-        |m| runner.scene.member_name(m),
-    )
-}
-
 /// Writes `contacts.csv` of `rows` ([`CONTACTS_HEADER`] in 2D, [`CONTACTS_HEADER_3D`] in 3D):
 /// `first` and `second` name the bodies or obstacles (`name` of the friction table's number),
 /// `nodes` the stencil's nodes (space-separated, in the state vector's numbering),
@@ -328,7 +318,7 @@ pub fn write_contact_rows<'a, const D: usize>(
 
 /// Writes a scene's `trajectory.csv`, 2D or 3D (columns: [`RunScene::trajectory_header`]; a
 /// distance with nothing within the broad phase's reach is +∞: an empty field).
-pub fn write_trajectory_of<S: RunScene<D>, const D: usize>(
+pub fn write_trajectory<S: RunScene<D>, const D: usize>(
     path: &Path,
     runner: &Runner<S, D>,
 ) -> Result<(), OutputError> {
@@ -337,11 +327,6 @@ pub fn write_trajectory_of<S: RunScene<D>, const D: usize>(
         &runner.trajectory_header(),
         runner.trajectory_values(),
     )
-}
-
-/// Writes a 2D scene's `trajectory.csv` ([`write_trajectory_of`]).
-pub fn write_trajectory(path: &Path, runner: &SceneRunner) -> Result<(), OutputError> {
-    write_trajectory_of(path, runner)
 }
 
 /// Writes a scene's `summary.json`.

@@ -445,7 +445,7 @@ pub fn plot_solid_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
         |staged| {
             let summary = runner.summary();
             staged.write("trajectory.csv", |path| {
-                crate::app::solid_scene_command::write_trajectory(path, &runner)
+                crate::app::scene_command::write_trajectory(path, &runner)
             })?;
             Ok(staged.write("summary.json", |path| {
                 crate::app::solid_scene_command::write_summary(path, &summary)

@@ -116,11 +116,6 @@ pub fn check_duration(scene: &SolidScene, duration: Option<f64>) -> Result<(), B
     crate::api::check_duration_steps(scene.settings.h, duration)
 }
 
-/// Writes a 3D scene's `trajectory.csv`
-/// ([`crate::run::multibody::solid::solid_trajectory_header`]'s columns).
-pub fn write_trajectory(path: &Path, runner: &SolidRunner) -> Result<(), OutputError> {
-    crate::app::scene_command::write_trajectory_of(path, runner)
-}
 /// Writes a 3D scene's `summary.json`.
 pub fn write_summary(path: &Path, summary: &SolidSummary) -> Result<(), OutputError> {
     crate::app::output::write_json(path, summary)

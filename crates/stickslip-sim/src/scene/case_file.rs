@@ -355,10 +355,6 @@ impl Validator<'_> {
         self.finite_vector(key, x)
     }
 
-    /// Every component of 3-vector `x` at key `key` finite (`finite_n`'s 3D message).
-    pub(crate) fn finite3(&self, key: &str, x: [f64; 3]) -> Result<(), CaseError> {
-        self.finite_n(key, x)
-    }
     pub(crate) fn finite2(&self, key: &str, x: [f64; 2]) -> Result<(), CaseError> {
         self.finite_vector(key, x)
     }

@@ -138,7 +138,7 @@ impl SolidScene {
         if f.dimension != 3 {
             return Err(v.invalid("dimension", "must be 3 for a 3D scene", f.dimension));
         }
-        v.finite3("gravity.acceleration", f.gravity.acceleration)?;
+        v.finite_n("gravity.acceleration", f.gravity.acceleration)?;
         let gravity = Vector3::from(f.gravity.acceleration);
         if f.bodies.is_empty() {
             return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
@@ -491,13 +491,13 @@ impl Validator<'_> {
         case: Option<&Path>,
     ) -> Result<SolidBodySpec, CaseError> {
         let key = |k: &str| format!("bodies.{name}.{k}");
-        self.finite3(&key("centre"), b.centre)?;
+        self.finite_n(&key("centre"), b.centre)?;
         let rotation = b.rotation_deg.unwrap_or([0.0; 3]);
-        self.finite3(&key("rotation_deg"), rotation)?;
+        self.finite_n(&key("rotation_deg"), rotation)?;
         let velocity = b.velocity.unwrap_or([0.0; 3]);
-        self.finite3(&key("velocity"), velocity)?;
+        self.finite_n(&key("velocity"), velocity)?;
         let spin = b.angular_velocity.unwrap_or([0.0; 3]);
-        self.finite3(&key("angular_velocity"), spin)?;
+        self.finite_n(&key("angular_velocity"), spin)?;
         self.positive(&key("density"), b.density)?;
         if !["neo_hookean", "mass_spring", "affine"].contains(&b.material.as_str()) {
             return Err(self.invalid(

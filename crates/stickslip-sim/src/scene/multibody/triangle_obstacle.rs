@@ -140,7 +140,7 @@ impl Validator<'_> {
             ));
         }
         for (i, p) in vertices.iter().enumerate() {
-            self.finite3(&format!("{}[{i}]", key("vertices")), *p)?;
+            self.finite_n(&format!("{}[{i}]", key("vertices")), *p)?;
         }
         let vertices: Vec<Vec3> = vertices.iter().map(|p| Vector3::from(*p)).collect();
         let triangles = o.triangles.as_ref().ok_or_else(|| {

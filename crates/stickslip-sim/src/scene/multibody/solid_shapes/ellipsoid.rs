@@ -34,7 +34,7 @@ impl ShapeGenerator for Ellipsoid {
         let axes = b
             .semi_axes
             .ok_or_else(|| s.v.invalid(&s.key("semi_axes"), "missing", "nothing"))?;
-        s.v.finite3(&s.key("semi_axes"), axes)?;
+        s.v.finite_n(&s.key("semi_axes"), axes)?;
         if let Some(a) = axes.iter().find(|a| **a <= 0.0) {
             return Err(s.v.invalid(&s.key("semi_axes"), "must be > 0", a));
         }
