@@ -380,8 +380,8 @@ fn for_node_pairs(
 /// that of the node pairs its elements name, each pair a D × D block (a node with itself, its
 /// block's lower triangle): the pairs (10 a tetrahedron, against 78 entries of its block) are
 /// gathered per lower node, sorted and deduplicated, then written out column by column in
-/// order. Listing every entry first (24 bytes each in a `CooMatrix`, then its conversion) took
-/// 8.6 GB for two 60³ boxes, whose pattern is 0.5 GB.
+/// order, without listing every entry first (docs/benchmarks.md, "The sparse factor's
+/// memory").
 fn lower_pattern(
     dim: usize,
     dofs: &DofMap,

@@ -212,17 +212,20 @@ impl DriverSummary {
 /// A 2D scene being run.
 pub type SceneRunner = Runner<MultibodyScene, 2>;
 
-/// Where a 2D scene's pieces are in its system ([`SceneLayout`]), and every body's angle at
-/// t = 0 (its reference nodes' line, rad).
+/// Where a 2D scene's pieces are in its system ([`SceneLayout`], which it derefs to), and
+/// every body's angle at t = 0 (its reference nodes' line, rad).
 #[derive(Clone, Debug)]
 pub struct Layout {
-    /// Every body's nodes in the state vector.
-    pub bodies: Vec<std::ops::Range<usize>>,
-    /// Every polyline obstacle's nodes (held fixed), by obstacle index.
-    pub polylines: Vec<(usize, std::ops::Range<usize>)>,
-    /// Per driver (in the scene's order), how its force is found.
-    pub drivers: Vec<crate::scene::multibody::system::DriverForce>,
+    system: SceneLayout,
     angle0: Vec<f64>,
+}
+
+impl std::ops::Deref for Layout {
+    type Target = SceneLayout;
+
+    fn deref(&self) -> &SceneLayout {
+        &self.system
+    }
 }
 
 impl RunScene<2> for MultibodyScene {
@@ -266,9 +269,7 @@ impl RunScene<2> for MultibodyScene {
             })
             .collect();
         Layout {
-            bodies: parts.bodies,
-            polylines: parts.polylines,
-            drivers: parts.drivers,
+            system: parts,
             angle0,
         }
     }
