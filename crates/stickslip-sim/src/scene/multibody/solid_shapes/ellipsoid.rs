@@ -38,16 +38,21 @@ impl ShapeGenerator for Ellipsoid {
         if let Some(a) = axes.iter().find(|a| **a <= 0.0) {
             return Err(s.v.invalid(&s.key("semi_axes"), "must be > 0", a));
         }
-        let axes = Vec3::from(axes);
-        let cells = s.need_count("cells", b.cells, 2)?;
-        s.sized("cells", ellipsoid_size(cells), format!("cells = {cells}"))?;
-        let mesh = ellipsoid(axes, cells, s.centre, s.rotation, b.density)
-            .map_err(|e| s.mesh_error("shape", &e))?;
-        let axis = s.axis_nodes(&mesh.x0);
-        Ok(Generated {
-            mesh,
-            shape: SolidShape::Ellipsoid(axes),
-            axis,
-        })
+        ellipsoid_of(s, Vec3::from(axes))
     }
+}
+
+/// The ellipsoid of semi-axes `axes` (m, checked > 0) for body `s` from its key `cells`: sized,
+/// built, and its axis nodes its poles along the local z (an ellipsoid's and a sphere's alike).
+pub(super) fn ellipsoid_of(s: &ShapeInput, axes: Vec3) -> Result<Generated, CaseError> {
+    let cells = s.need_count("cells", s.b.cells, 2)?;
+    s.sized("cells", ellipsoid_size(cells), format!("cells = {cells}"))?;
+    let mesh = ellipsoid(axes, cells, s.centre, s.rotation, s.b.density)
+        .map_err(|e| s.mesh_error("shape", &e))?;
+    let axis = s.axis_nodes(&mesh.x0);
+    Ok(Generated {
+        mesh,
+        shape: SolidShape::Ellipsoid(axes),
+        axis,
+    })
 }

@@ -1,15 +1,15 @@
 //! `shape = "sphere"`: a ball of tetrahedra, the cube of `cells` a side mapped onto it as an
 //! ellipsoid of equal semi-axes ([`crate::scene::bodies::ellipsoid`], SPEC.md §7). As a
-//! [`SolidShape::Ellipsoid`] it takes the ellipsoid's defaults: every boundary node's full
+//! [`crate::scene::multibody::solid_body::SolidShape::Ellipsoid`] it takes the ellipsoid's defaults: every boundary node's full
 //! contact weight, and, affine, the true ball's mass ρ 4/3 π r³ and moment 2/5 m r².
 
+use super::ellipsoid::ellipsoid_of;
 use super::{Generated, ShapeGenerator, ShapeInput, count_in_range};
 use crate::energy::Vec3;
-use crate::scene::bodies::ellipsoid::{ellipsoid, ellipsoid_size};
+use crate::scene::bodies::ellipsoid::ellipsoid_size;
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::case_file::CaseError;
 use crate::scene::multibody::shape_registry::ShapeKeys;
-use crate::scene::multibody::solid_body::SolidShape;
 use crate::scene::multibody::solid_schema::SolidBodySection;
 
 /// The sphere: `radius` (m) and `cells` (at least 2) a side of the cube mapped onto it.
@@ -32,17 +32,7 @@ impl ShapeGenerator for Sphere {
 
     fn generate(&self, s: &ShapeInput) -> Result<Generated, CaseError> {
         let radius = s.need("radius", s.b.radius)?;
-        let cells = s.need_count("cells", s.b.cells, 2)?;
-        s.sized("cells", ellipsoid_size(cells), format!("cells = {cells}"))?;
-        let axes = Vec3::repeat(radius);
-        let mesh = ellipsoid(axes, cells, s.centre, s.rotation, s.b.density)
-            .map_err(|e| s.mesh_error("shape", &e))?;
-        let axis = s.axis_nodes(&mesh.x0);
-        Ok(Generated {
-            mesh,
-            shape: SolidShape::Ellipsoid(axes),
-            axis,
-        })
+        ellipsoid_of(s, Vec3::repeat(radius))
     }
 }
 
@@ -55,6 +45,7 @@ mod tests {
     use super::*;
     use crate::scene::case_file::Validator;
     use crate::scene::multibody::shape_registry::BodyKeys;
+    use crate::scene::multibody::solid_body::SolidShape;
 
     fn section(toml: &str) -> SolidBodySection {
         toml::from_str(toml).unwrap()
