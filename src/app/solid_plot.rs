@@ -338,7 +338,7 @@ fn across_panels(runner: &SolidRunner) -> Option<Vec<Panel>> {
     }
     let b = &sc.bodies[0];
     let o = sc.nearest_obstacle(&b.mesh.x0)?;
-    let h = &sc.obstacles[o].1;
+    let h = &sc.obstacles.half_spaces[o].1;
     let n = h.normal;
     let g = sc.gravity;
     let along = g - n * g.dot(&n);

@@ -42,7 +42,7 @@ impl SceneOutputs<3> for SolidScene {
     fn frames(runner: &SolidRunner, request: &SceneRequest) -> Option<ContactSurface> {
         request.obj.then(|| {
             let sc = &runner.scene;
-            solid_boundary(&sc.bodies, &sc.meshes, sc.first_mesh()).1
+            solid_boundary(&sc.bodies, &sc.obstacles.meshes, sc.first_mesh()).1
         })
     }
 

@@ -208,7 +208,7 @@ impl CaseRun for SolidRunner {
     }
 
     fn own(scene: &SolidScene, runner: &Self) -> (SolidOwn, Vec<&'static str>) {
-        let surface = solid_boundary(&scene.bodies, &scene.meshes, scene.first_mesh()).1;
+        let surface = solid_boundary(&scene.bodies, &scene.obstacles.meshes, scene.first_mesh()).1;
         let checks = SolidCheck::of(runner);
         let names = checks.iter().map(|c| c.lamp()).collect();
         (SolidOwn { surface, checks }, names)

@@ -186,7 +186,7 @@ fn scene(case: &SolidCase, forces: bool, orbit: Orbit, rect: Rect, pen: &Pen) {
         z_far,
     });
     let mut spacing = None;
-    for (_, h) in &case.scene.obstacles {
+    for (_, h) in &case.scene.obstacles.half_spaces {
         let Patch {
             corners,
             lines,

@@ -50,7 +50,7 @@ impl Analysis<SolidRunner> for BodyOnIncline {
         if across.norm() > 1e-12 || b.angular_velocity.norm() > 0.0 {
             return None;
         }
-        let h = &run.scene.obstacles[footing.half_space?].1;
+        let h = &run.scene.obstacles.half_spaces[footing.half_space?].1;
         if h.velocity.norm() > 0.0 {
             return None;
         }

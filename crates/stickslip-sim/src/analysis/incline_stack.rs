@@ -84,7 +84,7 @@ impl Analysis<SolidRunner> for StackOnIncline {
             return None;
         }
         let sc = &run.scene;
-        if sc.bodies.len() != 2 || sc.obstacles.len() != 1 {
+        if sc.bodies.len() != 2 || sc.obstacles.half_spaces.len() != 1 {
             return None;
         }
         if sc
@@ -94,7 +94,7 @@ impl Analysis<SolidRunner> for StackOnIncline {
         {
             return None;
         }
-        let h = &sc.obstacles[0].1;
+        let h = &sc.obstacles.half_spaces[0].1;
         if h.velocity.norm() > 0.0 {
             return None;
         }

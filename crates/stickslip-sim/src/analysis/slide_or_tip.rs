@@ -236,7 +236,7 @@ impl Analysis<SolidRunner> for CuboidOnIncline {
             return None;
         }
         let fall: Vec3 = footing.fall_line?;
-        let h = &sc.obstacles[footing.half_space?].1;
+        let h = &sc.obstacles.half_spaces[footing.half_space?].1;
         if h.velocity.norm() > 0.0 {
             return None;
         }

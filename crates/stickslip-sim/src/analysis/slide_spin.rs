@@ -84,7 +84,7 @@ impl Analysis<SolidRunner> for Puck {
         if footing.fall_line.is_some() {
             return None;
         }
-        let h = run.scene.obstacles[footing.half_space?].1;
+        let h = run.scene.obstacles.half_spaces[footing.half_space?].1;
         let n = h.normal;
         let v0 = (b.velocity - n * b.velocity.dot(&n) - h.velocity).norm();
         let w0 = b.angular_velocity.dot(&n).abs();

@@ -20,9 +20,9 @@ use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::{Vec2, Vector};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::CaseError;
-use crate::scene::body::{Body, BodyHandle};
+use crate::scene::body::BodyHandle;
 use crate::scene::multibody::system::SceneLayout;
-use crate::scene::multibody::{DriverSpec, MultibodyScene, SceneSettings};
+use crate::scene::multibody::{DriverSpec, MultibodyScene};
 use crate::solver::assembly::LinearSolveError;
 use crate::solver::{Simulation, SolveError, System};
 
@@ -232,26 +232,6 @@ impl RunScene<2> for MultibodyScene {
     type Parts = SceneLayout;
     type Layout = Layout;
     type Row = SceneRow;
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn source(&self) -> Option<&std::path::Path> {
-        self.source.as_deref()
-    }
-
-    fn settings(&self) -> &SceneSettings {
-        &self.settings
-    }
-
-    fn body_count(&self) -> usize {
-        self.bodies.len()
-    }
-
-    fn body(&self, k: usize) -> &dyn Body<2> {
-        &self.bodies[k]
-    }
 
     fn system(&self) -> (System<2>, SceneLayout) {
         MultibodyScene::system(self)

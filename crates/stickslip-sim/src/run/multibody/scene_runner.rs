@@ -17,13 +17,13 @@ use crate::cross_check::post_pass::PostPass;
 use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
 use crate::scene::CaseError;
-use crate::scene::body::{Body, BodyHandle};
-use crate::scene::multibody::SceneSettings;
+use crate::scene::body::BodyHandle;
+use crate::scene::multibody::scene::SceneBasics;
 use crate::solver::assembly::{FactorChoice, LinearSolveError, MAX_FACTOR_BYTES};
 use crate::solver::{Simulation, System};
 
-/// What a runner needs of a scene of dimension `D`.
-pub trait RunScene<const D: usize>: Sized {
+/// What a runner needs of a scene of dimension `D`, besides its [`SceneBasics`].
+pub trait RunScene<const D: usize>: SceneBasics<D> + Sized {
     /// What building the system says of where the scene's pieces are.
     type Parts;
     /// Where the scene's pieces are in the system, and what a run keeps of t = 0.
@@ -31,16 +31,6 @@ pub trait RunScene<const D: usize>: Sized {
     /// One row of the trajectory.
     type Row;
 
-    /// The scene's name (for messages).
-    fn name(&self) -> &str;
-    /// The case file it was read from, if any (for messages).
-    fn source(&self) -> Option<&Path>;
-    /// Its settings (time, barrier, friction, Newton).
-    fn settings(&self) -> &SceneSettings;
-    /// How many bodies it has.
-    fn body_count(&self) -> usize;
-    /// Its body `k`.
-    fn body(&self, k: usize) -> &dyn Body<D>;
     /// Its system, and where its pieces are.
     fn system(&self) -> (System<D>, Self::Parts);
     /// The layout of a run from `parts` and the simulation at t = 0.

@@ -12,8 +12,7 @@ use super::support;
 use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::Vec3;
 use crate::run::verdict::{self, Verdict};
-use crate::scene::body::{Body, BodyHandle};
-use crate::scene::multibody::SceneSettings;
+use crate::scene::body::BodyHandle;
 use crate::scene::multibody::drivers::DriverForce;
 use crate::scene::multibody::solid::SolidScene;
 use crate::solver::{Simulation, System};
@@ -90,26 +89,6 @@ impl RunScene<3> for SolidScene {
     type Parts = (Vec<Range<usize>>, Vec<DriverForce<3>>);
     type Layout = SolidLayout;
     type Row = SolidRow;
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn source(&self) -> Option<&std::path::Path> {
-        self.source.as_deref()
-    }
-
-    fn settings(&self) -> &SceneSettings {
-        &self.settings
-    }
-
-    fn body_count(&self) -> usize {
-        self.bodies.len()
-    }
-
-    fn body(&self, k: usize) -> &dyn Body<3> {
-        &self.bodies[k]
-    }
 
     fn system(&self) -> (System<3>, Self::Parts) {
         let (system, bodies, drivers) = self.system_and_drivers();
@@ -236,6 +215,7 @@ impl SolidRunner {
                 let to_half_spaces = self
                     .scene
                     .obstacles
+                    .half_spaces
                     .iter()
                     .flat_map(|(_, h)| placed.iter().map(move |x| h.distance(x)))
                     .fold(f64::INFINITY, f64::min);
@@ -328,7 +308,7 @@ impl SolidRunner {
                 // A belt's surface velocity; a body's motion is taken off below; a triangle
                 // mesh is fixed.
                 let surface = match m.checked_sub(n) {
-                    Some(o) if o < self.scene.obstacles.len() => self.scene.obstacles[o].1.velocity,
+                    Some(o) if o < self.scene.obstacles.half_spaces.len() => self.scene.obstacles.half_spaces[o].1.velocity,
                     _ => Vec3::zeros(),
                 };
                 let over: Vec<Vec3> = self
@@ -402,7 +382,7 @@ impl SolidRunner {
     /// (its member number, its unit normal).
     pub fn fixed_half_space(&self, k: usize) -> Option<(usize, Vec3)> {
         let footing = self.layout.footing[k]?;
-        let h = &self.scene.obstacles[footing.half_space?].1;
+        let h = &self.scene.obstacles.half_spaces[footing.half_space?].1;
         (h.velocity.norm() == 0.0).then_some((footing.member, h.normal))
     }
 }

@@ -15,6 +15,7 @@ pub mod drivers;
 pub mod geometry;
 mod half_space;
 pub(crate) mod plane_shapes;
+pub mod scene;
 pub mod schema;
 pub mod settings;
 mod shape_registry;
@@ -32,6 +33,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::Vector2;
 
 pub use drivers::{DriverKind, DriverSpec};
+pub use scene::{Dim, Scene, SceneDimension};
 pub use schema::SceneFile;
 pub use settings::SceneSettings;
 
@@ -45,9 +47,8 @@ use crate::energy::Vec2;
 use crate::scene::bodies::Material;
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::body::Body;
-use crate::scene::case_file::{CaseError, Validator, read_case_file};
+use crate::scene::case_file::{CaseError, Validator};
 use crate::scene::limits::MAX_NODES;
-use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 use crate::scene::{CaseKind, Mesh};
 
 pub use crate::scene::kind::SCENE_KIND;
@@ -129,25 +130,33 @@ impl ObstacleSpec {
     }
 }
 
-/// A validated scene: everything its system needs, in SI units.
-#[derive(Clone, Debug)]
-pub struct MultibodyScene {
-    /// The case's name.
-    pub name: String,
-    /// The case file, if from one.
-    pub source: Option<PathBuf>,
-    /// The `--set` overrides applied, as given.
-    pub overrides: Vec<String>,
-    /// Gravity, m/s².
-    pub gravity: Vec2,
-    /// The bodies, in name order (body i is number i of the friction table).
-    pub bodies: Vec<BodySpec>,
-    /// The obstacles, in name order (numbered after the bodies).
-    pub obstacles: Vec<ObstacleSpec>,
-    /// The drivers, in name order.
-    pub drivers: Vec<DriverSpec>,
-    /// The friction, barrier, time and Newton settings.
-    pub settings: SceneSettings,
+/// A validated 2D scene.
+pub type MultibodyScene = Scene<2>;
+
+/// A 2D scene: [`BodySpec`] bodies, [`ObstacleSpec`] obstacles (half-spaces and polylines in
+/// name order), the [`SceneFile`] schema.
+impl SceneDimension<2> for Dim<2> {
+    type Body = BodySpec;
+    type Obstacles = Vec<ObstacleSpec>;
+    type File = SceneFile;
+
+    /// A 2D scene's file must be of `kind = "scene"` and must not declare `dimension = 3`.
+    fn check_text(text: &str, path: &Path) -> Result<(), CaseError> {
+        check_scene_kind(text, path)?;
+        if dimension::declared_dimension(text, path)? == 3 {
+            return Err(CaseError::Invalid {
+                file: path.to_path_buf(),
+                key: "dimension".into(),
+                rule: "must be 2 for a 2D scene (`stickslip run`, `sweep`, `plot`, `view` and Python read a 3D scene as one)".into(),
+                value: 3.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn validate(file: &SceneFile, path: Option<&Path>) -> Result<MultibodyScene, CaseError> {
+        MultibodyScene::from_file(file, path)
+    }
 }
 
 /// The size of body `b`'s generated mesh from its keys (a square's or box's), when they are
@@ -171,35 +180,7 @@ pub fn check_scene_kind(text: &str, path: &Path) -> Result<(), CaseError> {
     Ok(())
 }
 
-impl MultibodyScene {
-    /// Reads and validates a scene case file with `overrides` applied first.
-    pub fn load(path: &Path, overrides: &[Override]) -> Result<MultibodyScene, CaseError> {
-        let text = read_case_file(path)?;
-        MultibodyScene::from_toml(&text, path, overrides)
-    }
-
-    /// Parses and validates scene case-file `text` (`path` for messages).
-    pub fn from_toml(
-        text: &str,
-        path: &Path,
-        overrides: &[Override],
-    ) -> Result<MultibodyScene, CaseError> {
-        check_scene_kind(text, path)?;
-        if dimension::declared_dimension(text, path)? == 3 {
-            return Err(CaseError::Invalid {
-                file: path.to_path_buf(),
-                key: "dimension".into(),
-                rule: "must be 2 for a 2D scene (`stickslip run`, `sweep`, `plot`, `view` and Python read a 3D scene as one)".into(),
-                value: 3.to_string(),
-            });
-        }
-        let file: SceneFile = parse_with_overrides(text, path, overrides)?;
-        let mut scene =
-            MultibodyScene::from_file(&file, Some(path)).map_err(|e| attribute(e, overrides))?;
-        scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
-        Ok(scene)
-    }
-
+impl Scene<2> {
     /// Validates a parsed scene file.
     pub fn from_file(f: &SceneFile, path: Option<&Path>) -> Result<MultibodyScene, CaseError> {
         let file = path
@@ -298,11 +279,6 @@ impl MultibodyScene {
             drivers,
             settings,
         })
-    }
-
-    /// Number of time steps for `duration` seconds (the nearest whole step).
-    pub fn steps_for(&self, duration: f64) -> usize {
-        self.settings.steps_for(duration)
     }
 
     /// The body or obstacle of friction-table number `k`, by name.

@@ -19,9 +19,9 @@ use std::sync::Arc;
 use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
-use super::drivers::{DriverForce, DriverSpec, Face, face_nodes};
+use super::scene::{Dim, Scene, SceneDimension};
+use super::drivers::{DriverForce, Face, face_nodes};
 use super::half_space::HalfSpaceKeys;
-use super::settings::SceneSettings;
 use super::shape_registry::{BodyKeys, shape_named, shape_of};
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
@@ -38,9 +38,8 @@ use crate::scene::bodies::deformable::Deformable;
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::bodies::solid_model::{Contacts, Launch, SolidModel};
 use crate::scene::bodies::tet_mesh::centroid;
-use crate::scene::case_file::{CaseError, Validator, read_case_file};
+use crate::scene::case_file::{CaseError, Validator};
 use crate::scene::limits::{MAX_NODES, MIN_START_CLEARANCE_OF_DHAT};
-use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 use crate::solver::driver::LinearMotion;
 use crate::solver::{System, SystemBuilder};
 
@@ -76,56 +75,42 @@ fn solid_node_set(local: &[Vec3], set: &str) -> Vec<usize> {
 pub struct Support {
     /// Its number in the friction table's order (bodies, half-spaces, triangle meshes).
     pub member: usize,
-    /// Its index in [`SolidScene::obstacles`] when it is a half-space.
+    /// Its index in [`SolidObstacles::half_spaces`] when it is a half-space.
     pub half_space: Option<usize>,
     /// Its unit normal, towards the nodes it was found for (a half-space's: to its free side).
     pub normal: Vec3,
 }
 
 /// A validated 3D scene.
-#[derive(Clone, Debug)]
-pub struct SolidScene {
-    /// The case's name.
-    pub name: String,
-    /// The case file, if from one.
-    pub source: Option<PathBuf>,
-    /// The `--set` overrides applied, as given.
-    pub overrides: Vec<String>,
-    /// Gravity, m/s².
-    pub gravity: Vec3,
-    /// The bodies, in name order.
-    pub bodies: Vec<SolidBodySpec>,
-    /// The half-spaces, by name, in name order (numbered after the bodies).
-    pub obstacles: Vec<(String, HalfSpace<3>)>,
-    /// The triangle-mesh obstacles, by name, in name order (numbered after the half-spaces).
+pub type SolidScene = Scene<3>;
+
+/// A 3D scene's obstacles: half-spaces, then static triangle meshes, each in name order (the
+/// friction table numbers them after the bodies in this order).
+#[derive(Clone, Debug, Default)]
+pub struct SolidObstacles {
+    /// The half-spaces, by name.
+    pub half_spaces: Vec<(String, HalfSpace<3>)>,
+    /// The triangle-mesh obstacles, by name.
     pub meshes: Vec<(String, TriangleObstacle)>,
-    /// The drivers, in name order.
-    pub drivers: Vec<DriverSpec<3>>,
-    /// The friction, barrier, time and Newton settings.
-    pub settings: SceneSettings,
 }
 
-impl SolidScene {
-    /// Reads and validates a 3D scene case file with `overrides` applied first.
-    pub fn load(path: &Path, overrides: &[Override]) -> Result<SolidScene, CaseError> {
-        let text = read_case_file(path)?;
-        SolidScene::from_toml(&text, path, overrides)
+/// A 3D scene: [`SolidBodySpec`] bodies, [`SolidObstacles`], the [`SolidSceneFile`] schema.
+impl SceneDimension<3> for Dim<3> {
+    type Body = SolidBodySpec;
+    type Obstacles = SolidObstacles;
+    type File = SolidSceneFile;
+
+    /// Nothing: `dimension = 3` is how a 3D scene's file was told from a 2D one's.
+    fn check_text(_: &str, _: &Path) -> Result<(), CaseError> {
+        Ok(())
     }
 
-    /// Parses and validates 3D scene case-file `text` (`path` for messages and for the mesh
-    /// files it names) with `overrides` applied first.
-    pub fn from_toml(
-        text: &str,
-        path: &Path,
-        overrides: &[Override],
-    ) -> Result<SolidScene, CaseError> {
-        let file: SolidSceneFile = parse_with_overrides(text, path, overrides)?;
-        let mut scene =
-            SolidScene::from_file(&file, Some(path)).map_err(|e| attribute(e, overrides))?;
-        scene.overrides = overrides.iter().map(|o| o.setting.clone()).collect();
-        Ok(scene)
+    fn validate(file: &SolidSceneFile, path: Option<&Path>) -> Result<SolidScene, CaseError> {
+        SolidScene::from_file(file, path)
     }
+}
 
+impl Scene<3> {
     /// Validates a parsed 3D scene file.
     pub fn from_file(f: &SolidSceneFile, path: Option<&Path>) -> Result<SolidScene, CaseError> {
         let file = path
@@ -276,16 +261,13 @@ impl SolidScene {
             overrides: Vec::new(),
             gravity,
             bodies,
-            obstacles,
-            meshes,
+            obstacles: SolidObstacles {
+                half_spaces: obstacles,
+                meshes,
+            },
             drivers,
             settings,
         })
-    }
-
-    /// Number of time steps for `duration` seconds (the nearest whole step).
-    pub fn steps_for(&self, duration: f64) -> usize {
-        self.settings.steps_for(duration)
     }
 
     /// The system of this scene: the bodies' nodes (body by body; an affine body's four control
@@ -354,7 +336,7 @@ impl SolidScene {
         // Triangle meshes: their vertices are nodes held fixed (after the bodies', as
         // `solid_boundary` numbers them), so that the point–triangle and edge–edge pairs serve
         // body–mesh contact.
-        for (name, m) in &self.meshes {
+        for (name, m) in &self.obstacles.meshes {
             let nodes = builder.add_fixed_nodes(&m.vertices);
             builder.add_driver(Box::new(LinearMotion::fixed(
                 name.clone(),
@@ -365,6 +347,7 @@ impl SolidScene {
         let mut stage = self.settings.contact_stage(self.bodies.len());
         let half_spaces: Vec<_> = self
             .obstacles
+            .half_spaces
             .iter()
             .enumerate()
             .map(|(o, (_, h))| (*h, self.bodies.len() + o))
@@ -375,8 +358,8 @@ impl SolidScene {
                 stage.add_embedded_half_spaces(&embedded, &half_spaces);
             }
         }
-        if self.bodies.len() > 1 || !self.meshes.is_empty() {
-            let (x0, boundary) = solid_boundary(&self.bodies, &self.meshes, self.first_mesh());
+        if self.bodies.len() > 1 || !self.obstacles.meshes.is_empty() {
+            let (x0, boundary) = solid_boundary(&self.bodies, &self.obstacles.meshes, self.first_mesh());
             stage.add_triangle_pairs(&boundary, &x0);
         }
         builder.set_contact(stage);
@@ -389,12 +372,12 @@ impl SolidScene {
     /// The friction table's number of the first triangle mesh (after the bodies and the
     /// half-spaces).
     pub fn first_mesh(&self) -> usize {
-        self.bodies.len() + self.obstacles.len()
+        self.bodies.len() + self.obstacles.half_spaces.len()
     }
 
     /// The bodies, half-spaces and triangle meshes, as the friction table numbers them.
     pub fn members(&self) -> usize {
-        self.first_mesh() + self.meshes.len()
+        self.first_mesh() + self.obstacles.meshes.len()
     }
 
     /// The name of member `m` (a body, a half-space or a triangle mesh).
@@ -403,20 +386,21 @@ impl SolidScene {
         if m < nb {
             &self.bodies[m].name
         } else if m < first_mesh {
-            &self.obstacles[m - nb].0
+            &self.obstacles.half_spaces[m - nb].0
         } else {
-            &self.meshes[m - first_mesh].0
+            &self.obstacles.meshes[m - first_mesh].0
         }
     }
 
     /// The half-space nearest the nodes `x` (their smallest signed distance), if any.
     pub fn nearest_half_space(&self, x: &[Vec3]) -> Option<&HalfSpace<3>> {
-        self.nearest_obstacle(x).map(|o| &self.obstacles[o].1)
+        self.nearest_obstacle(x).map(|o| &self.obstacles.half_spaces[o].1)
     }
 
     /// The index in `obstacles` of the half-space nearest the nodes `x`, if any.
     pub fn nearest_obstacle(&self, x: &[Vec3]) -> Option<usize> {
         self.obstacles
+            .half_spaces
             .iter()
             .enumerate()
             .map(|(o, (_, h))| {
@@ -436,7 +420,7 @@ impl SolidScene {
     /// would take every node against every triangle).
     pub fn nearest_support(&self, x: &[Vec3]) -> Option<Support> {
         let nearest = |d: &dyn Fn(&Vec3) -> f64| x.iter().map(d).fold(f64::INFINITY, f64::min);
-        let half_spaces = self.obstacles.iter().enumerate().map(|(o, (_, h))| {
+        let half_spaces = self.obstacles.half_spaces.iter().enumerate().map(|(o, (_, h))| {
             let support = Support {
                 member: self.bodies.len() + o,
                 half_space: Some(o),
@@ -445,7 +429,7 @@ impl SolidScene {
             (support, nearest(&|p| h.distance(p)))
         });
         let centre = x.iter().sum::<Vec3>() / x.len().max(1) as f64;
-        let meshes = self.meshes.iter().enumerate().filter_map(|(m, (_, mesh))| {
+        let meshes = self.obstacles.meshes.iter().enumerate().filter_map(|(m, (_, mesh))| {
             let (n, point) = mesh.plane()?;
             // Towards the nodes, as a half-space's normal points to its free side.
             let n = if n.dot(&(centre - point)) < 0.0 {
