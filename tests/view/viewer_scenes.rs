@@ -742,7 +742,9 @@ fn a_triangle_mesh_obstacle_is_drawn_as_its_triangles() {
         assert!(c.error.is_none(), "{:?}", c.error);
         c
     };
-    assert!(state.scene.obstacles.half_spaces.is_empty() && state.scene.obstacles.meshes.len() == 1);
+    assert!(
+        state.scene.obstacles.half_spaces.is_empty() && state.scene.obstacles.meshes.len() == 1
+    );
     let rect = assert_solid_bodies_drawn(&png, &state, "3D box on a ramp at step 100");
     let theta = 20f64.to_radians();
     let n = stickslip::energy::Vec3::new(theta.sin(), 0.0, theta.cos());

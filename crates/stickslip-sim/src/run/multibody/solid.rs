@@ -308,7 +308,9 @@ impl SolidRunner {
                 // A belt's surface velocity; a body's motion is taken off below; a triangle
                 // mesh is fixed.
                 let surface = match m.checked_sub(n) {
-                    Some(o) if o < self.scene.obstacles.half_spaces.len() => self.scene.obstacles.half_spaces[o].1.velocity,
+                    Some(o) if o < self.scene.obstacles.half_spaces.len() => {
+                        self.scene.obstacles.half_spaces[o].1.velocity
+                    }
                     _ => Vec3::zeros(),
                 };
                 let over: Vec<Vec3> = self

@@ -19,9 +19,9 @@ use std::sync::Arc;
 use nalgebra::{Rotation3, Vector3};
 
 use super::SCENE_KIND;
-use super::scene::{Dim, Scene, SceneDimension};
 use super::drivers::{DriverForce, Face, face_nodes};
 use super::half_space::HalfSpaceKeys;
+use super::scene::{Dim, Scene, SceneDimension};
 use super::shape_registry::{BodyKeys, shape_named, shape_of};
 use super::solid_body::{SolidBodySpec, SolidShape};
 use super::solid_clearance::solid_boundary;
@@ -359,7 +359,8 @@ impl Scene<3> {
             }
         }
         if self.bodies.len() > 1 || !self.obstacles.meshes.is_empty() {
-            let (x0, boundary) = solid_boundary(&self.bodies, &self.obstacles.meshes, self.first_mesh());
+            let (x0, boundary) =
+                solid_boundary(&self.bodies, &self.obstacles.meshes, self.first_mesh());
             stage.add_triangle_pairs(&boundary, &x0);
         }
         builder.set_contact(stage);
@@ -394,7 +395,8 @@ impl Scene<3> {
 
     /// The half-space nearest the nodes `x` (their smallest signed distance), if any.
     pub fn nearest_half_space(&self, x: &[Vec3]) -> Option<&HalfSpace<3>> {
-        self.nearest_obstacle(x).map(|o| &self.obstacles.half_spaces[o].1)
+        self.nearest_obstacle(x)
+            .map(|o| &self.obstacles.half_spaces[o].1)
     }
 
     /// The index in `obstacles` of the half-space nearest the nodes `x`, if any.
@@ -420,30 +422,40 @@ impl Scene<3> {
     /// would take every node against every triangle).
     pub fn nearest_support(&self, x: &[Vec3]) -> Option<Support> {
         let nearest = |d: &dyn Fn(&Vec3) -> f64| x.iter().map(d).fold(f64::INFINITY, f64::min);
-        let half_spaces = self.obstacles.half_spaces.iter().enumerate().map(|(o, (_, h))| {
-            let support = Support {
-                member: self.bodies.len() + o,
-                half_space: Some(o),
-                normal: h.normal,
-            };
-            (support, nearest(&|p| h.distance(p)))
-        });
+        let half_spaces = self
+            .obstacles
+            .half_spaces
+            .iter()
+            .enumerate()
+            .map(|(o, (_, h))| {
+                let support = Support {
+                    member: self.bodies.len() + o,
+                    half_space: Some(o),
+                    normal: h.normal,
+                };
+                (support, nearest(&|p| h.distance(p)))
+            });
         let centre = x.iter().sum::<Vec3>() / x.len().max(1) as f64;
-        let meshes = self.obstacles.meshes.iter().enumerate().filter_map(|(m, (_, mesh))| {
-            let (n, point) = mesh.plane()?;
-            // Towards the nodes, as a half-space's normal points to its free side.
-            let n = if n.dot(&(centre - point)) < 0.0 {
-                -n
-            } else {
-                n
-            };
-            let support = Support {
-                member: self.first_mesh() + m,
-                half_space: None,
-                normal: n,
-            };
-            Some((support, nearest(&|p| n.dot(&(p - point)).abs())))
-        });
+        let meshes = self
+            .obstacles
+            .meshes
+            .iter()
+            .enumerate()
+            .filter_map(|(m, (_, mesh))| {
+                let (n, point) = mesh.plane()?;
+                // Towards the nodes, as a half-space's normal points to its free side.
+                let n = if n.dot(&(centre - point)) < 0.0 {
+                    -n
+                } else {
+                    n
+                };
+                let support = Support {
+                    member: self.first_mesh() + m,
+                    half_space: None,
+                    normal: n,
+                };
+                Some((support, nearest(&|p| n.dot(&(p - point)).abs())))
+            });
         half_spaces
             .chain(meshes)
             .min_by(|a, b| a.1.total_cmp(&b.1))
