@@ -311,23 +311,11 @@ impl SceneRunner {
                     .filter_map(|o| o.half_space())
                     .flat_map(|h| x.iter().map(move |p| h.distance(p)))
                     .fold(f64::INFINITY, f64::min);
-                let min_distance = pairs
-                    .iter()
-                    .filter(|p| p.bodies.0 == k || p.bodies.1 == k)
-                    .map(|p| p.distance)
-                    .fold(to_half_spaces, f64::min);
+                let min_distance = support::nearest_distance(pairs, k, to_half_spaces);
                 // Slip over what presses on it hardest in this state.
                 let members = self.scene.bodies.len() + self.scene.obstacles.len();
                 let on = support::pressing(pairs, k, members).map(|(m, _)| m);
-                let (mut weighted, mut total) = (0.0, 0.0);
-                for p in contacts.iter().filter(|p| {
-                    let other = on.unwrap_or(usize::MAX);
-                    p.bodies == (k, other) || p.bodies == (other, k)
-                }) {
-                    weighted += p.normal_force * p.slip.norm();
-                    total += p.normal_force;
-                }
-                let slip = if total > 0.0 { weighted / total } else { 0.0 };
+                let slip = support::slip_over(contacts, k, on);
                 let angular_velocity = body.angular_velocity(sim);
                 BodyState {
                     angular_velocity,
@@ -379,50 +367,12 @@ impl SceneRunner {
     /// Body `k`'s verdict relative to its support (SPEC.md §2's window; the displacement along
     /// the support, relative to it, oriented along the last window's motion).
     pub fn body_verdict(&self, k: usize, support: Option<&Support>) -> Verdict {
-        let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let rotation: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].rotation).collect();
-        let spin: Vec<f64> = self
-            .rows
-            .iter()
-            .map(|r| r.bodies[k].angular_velocity.abs())
-            .collect();
-        let dhat = self.scene.settings.barrier.dhat;
-        let in_contact: Vec<bool> = self
-            .rows
-            .iter()
-            .map(|r| r.bodies[k].min_distance < dhat)
-            .collect();
-        let mut relative: Vec<f64> = match support {
+        let relative: Vec<f64> = match support {
             Some(s) => self.along_support(k, s),
             None => vec![0.0; self.rows.len()],
         };
-        let w = verdict::window_steps(self.scene.settings.h);
-        if let (Some(&last), Some(&before)) = (
-            relative.last(),
-            relative
-                .len()
-                .checked_sub(w + 1)
-                .and_then(|i| relative.get(i)),
-        ) && last < before
-        {
-            relative.iter_mut().for_each(|s| *s = -*s);
-        }
-        verdict::verdict(
-            &verdict::Track {
-                times: &times,
-                downhill: &relative,
-                rotation: &rotation,
-                in_contact: &in_contact,
-                angular_speed: Some(&spin),
-                exact_stick_radius: self
-                    .scene
-                    .settings
-                    .stick
-                    .is_exact()
-                    .then(|| verdict::radius(self.body(k).of(&self.sim.x))),
-            },
-            self.scene.settings.h,
-        )
+        self.judge(k, relative, &rotation)
     }
 
     /// Body `k`'s mass, kg, and its weight's component into `support`, N (m g·(−n)).

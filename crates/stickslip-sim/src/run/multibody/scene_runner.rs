@@ -16,6 +16,7 @@ use crate::cross_check::CrossCheck;
 use crate::cross_check::post_pass::PostPass;
 use crate::run::physical::{BodyWatch, Physicality};
 use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
+use crate::run::verdict::{self, Verdict};
 use crate::scene::CaseError;
 use crate::scene::body::BodyHandle;
 use crate::scene::multibody::scene::SceneBasics;
@@ -305,6 +306,47 @@ impl<S: RunScene<D>, const D: usize> Runner<S, D> {
     /// Every row's values in [`Runner::trajectory_header`]'s order.
     pub fn trajectory_values(&self) -> impl Iterator<Item = Vec<f64>> + '_ {
         self.rows.iter().map(S::trajectory_values)
+    }
+
+    /// Body `k`'s verdict (SPEC.md §2's window) from its displacement along its support
+    /// since t = 0, m, one value a row (`relative`, oriented here along the last window's
+    /// motion), and its rotation since t = 0 (rad, a row each): the times, whether it touched
+    /// anything (within d̂) and its angular speed are read off the rows.
+    pub fn judge(&self, k: usize, mut relative: Vec<f64>, rotation: &[f64]) -> Verdict {
+        let settings = self.scene.settings();
+        let times: Vec<f64> = self.rows.iter().map(S::time).collect();
+        let spin: Vec<f64> = self.rows.iter().map(|r| S::watched(r, k).1).collect();
+        let dhat = settings.barrier.dhat;
+        let in_contact: Vec<bool> = self
+            .rows
+            .iter()
+            .map(|r| S::watched(r, k).0 < dhat)
+            .collect();
+        let w = verdict::window_steps(settings.h);
+        if let (Some(&last), Some(&before)) = (
+            relative.last(),
+            relative
+                .len()
+                .checked_sub(w + 1)
+                .and_then(|i| relative.get(i)),
+        ) && last < before
+        {
+            relative.iter_mut().for_each(|s| *s = -*s);
+        }
+        verdict::verdict(
+            &verdict::Track {
+                times: &times,
+                downhill: &relative,
+                rotation,
+                in_contact: &in_contact,
+                angular_speed: Some(&spin),
+                exact_stick_radius: settings
+                    .stick
+                    .is_exact()
+                    .then(|| verdict::radius(self.body(k).of(&self.sim.x))),
+            },
+            settings.h,
+        )
     }
 
     /// Whether the run so far is physical: every body's inversions and penetrations, and its

@@ -219,25 +219,13 @@ impl SolidRunner {
                     .iter()
                     .flat_map(|(_, h)| placed.iter().map(move |x| h.distance(x)))
                     .fold(f64::INFINITY, f64::min);
-                let min_distance = pairs
-                    .iter()
-                    .filter(|p| p.bodies.0 == k || p.bodies.1 == k)
-                    .map(|p| p.distance)
-                    .fold(to_half_spaces, f64::min);
+                let min_distance = support::nearest_distance(pairs, k, to_half_spaces);
                 let footing = self.layout.footing[k];
                 // Slip over what presses on it hardest in this state (else its half-space).
-                let support = support::pressing(pairs, k, members)
+                let on = support::pressing(pairs, k, members)
                     .map(|(m, _)| m)
                     .or(footing.map(|f| f.member));
-                let (mut weighted, mut total) = (0.0, 0.0);
-                for p in contacts.iter().filter(|p| {
-                    let other = support.unwrap_or(usize::MAX);
-                    p.bodies == (k, other) || p.bodies == (other, k)
-                }) {
-                    weighted += p.normal_force * p.slip.norm();
-                    total += p.normal_force;
-                }
-                let slip = if total > 0.0 { weighted / total } else { 0.0 };
+                let slip = support::slip_over(contacts, k, on);
                 let fall = footing.and_then(|f| f.fall_line);
                 let c0 = self.layout.centre0[k];
                 SolidBodyState {
@@ -288,21 +276,9 @@ impl SolidRunner {
     /// displacement, a belt's surface velocity taken off) along the fall line on an incline,
     /// else along its last window's motion; its tilt for the tumbling rule.
     pub fn body_verdict(&self, k: usize, support: Option<(usize, Vec3)>) -> Verdict {
-        let times: Vec<f64> = self.rows.iter().map(|r| r.t).collect();
         let tilt: Vec<f64> = self.rows.iter().map(|r| r.bodies[k].tilt).collect();
-        let spin: Vec<f64> = self
-            .rows
-            .iter()
-            .map(|r| r.bodies[k].angular_velocity.norm())
-            .collect();
-        let dhat = self.scene.settings.barrier.dhat;
-        let in_contact: Vec<bool> = self
-            .rows
-            .iter()
-            .map(|r| r.bodies[k].min_distance < dhat)
-            .collect();
         let n = self.scene.bodies.len();
-        let mut relative: Vec<f64> = match support {
+        let relative: Vec<f64> = match support {
             Some((m, normal)) => {
                 let first = self.rows[0].bodies[k].centre;
                 // A belt's surface velocity; a body's motion is taken off below; a triangle
@@ -339,33 +315,7 @@ impl SolidRunner {
             }
             None => vec![0.0; self.rows.len()],
         };
-        let w = verdict::window_steps(self.scene.settings.h);
-        if let (Some(&last), Some(&before)) = (
-            relative.last(),
-            relative
-                .len()
-                .checked_sub(w + 1)
-                .and_then(|i| relative.get(i)),
-        ) && last < before
-        {
-            relative.iter_mut().for_each(|s| *s = -*s);
-        }
-        verdict::verdict(
-            &verdict::Track {
-                times: &times,
-                downhill: &relative,
-                rotation: &tilt,
-                in_contact: &in_contact,
-                angular_speed: Some(&spin),
-                exact_stick_radius: self
-                    .scene
-                    .settings
-                    .stick
-                    .is_exact()
-                    .then(|| verdict::radius(self.body(k).of(&self.sim.x))),
-            },
-            self.scene.settings.h,
-        )
+        self.judge(k, relative, &tilt)
     }
 
     /// Whether the scene has drivers: the closed forms (the incline's, the slide-or-tip rule's,

@@ -1,7 +1,7 @@
 //! What a body rests on (SPEC.md §8's references are relative to it): the body or obstacle
 //! whose contacts press on it hardest, with the contact's mean normal and the tangent along it.
 
-use crate::contact::PairDistance;
+use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::{Vec2, Vector};
 use crate::run::runner::downhill_tangent;
 use crate::scene::multibody::MultibodyScene;
@@ -99,4 +99,32 @@ pub fn pressing<const D: usize>(
         .filter(|&m| force[m] > 0.0)
         .max_by(|&a, &b| force[a].total_cmp(&force[b]))
         .map(|m| (m, normal[m]))
+}
+
+/// Body `k`'s smallest distance in a state, m: `to_half_spaces` (its nodes' to the half-spaces)
+/// or a pair's within d̂ that it is in, whichever is smaller.
+pub fn nearest_distance<const D: usize>(
+    pairs: &[PairDistance<D>],
+    k: usize,
+    to_half_spaces: f64,
+) -> f64 {
+    pairs
+        .iter()
+        .filter(|p| p.bodies.0 == k || p.bodies.1 == k)
+        .map(|p| p.distance)
+        .fold(to_half_spaces, f64::min)
+}
+
+/// Body `k`'s slip over member `on` (what presses on it hardest), m/s: its contacts' with `on`
+/// tangential speeds weighted by their normal forces; 0 without such a contact.
+pub fn slip_over<const D: usize>(contacts: &[ContactPoint<D>], k: usize, on: Option<usize>) -> f64 {
+    let (mut weighted, mut total) = (0.0, 0.0);
+    for p in contacts.iter().filter(|p| {
+        let other = on.unwrap_or(usize::MAX);
+        p.bodies == (k, other) || p.bodies == (other, k)
+    }) {
+        weighted += p.normal_force * p.slip.norm();
+        total += p.normal_force;
+    }
+    if total > 0.0 { weighted / total } else { 0.0 }
 }
