@@ -48,7 +48,6 @@ use crate::scene::bodies::Material;
 use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::body::Body;
 use crate::scene::case_file::{CaseError, Validator};
-use crate::scene::limits::MAX_NODES;
 use crate::scene::{CaseKind, Mesh};
 
 pub use crate::scene::kind::SCENE_KIND;
@@ -198,49 +197,15 @@ impl Scene<2> {
             ));
         }
         let gravity = v.gravity(&f.gravity)?;
-        if f.bodies.is_empty() {
-            return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
-        }
-        // The scene is sized before any body is built (issue 41): the generated bodies' nodes
-        // from their keys, then, as each body is built, those built (a mesh file's are known
-        // once it is read) and the generated ones still to come.
-        let planned: Vec<f64> = f
-            .bodies
-            .values()
-            .map(|b| generated_size(b).map_or(0.0, |s| s.nodes))
-            .collect();
-        let mut pending: f64 = planned.iter().sum();
-        let too_many = |nodes: f64| {
-            v.invalid(
-                "bodies",
-                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all (generated bodies counted from their keys before any is built)"),
-                crate::number_format::Short(nodes),
-            )
-        };
-        if pending > MAX_NODES {
-            return Err(too_many(pending));
-        }
-        let mut bodies = Vec::with_capacity(f.bodies.len());
-        let mut nodes = 0usize;
-        for ((name, b), planned) in f.bodies.iter().zip(planned) {
-            v.csv_name("bodies", name)?;
-            let body = v.body(name, b, path)?;
-            nodes += body.mesh.len();
-            pending -= planned;
-            if nodes as f64 + pending > MAX_NODES {
-                return Err(too_many(nodes as f64 + pending));
-            }
-            bodies.push(body);
-        }
+        let bodies = v.sized_bodies(
+            &f.bodies,
+            generated_size,
+            |name, b| v.body(name, b, path),
+            |b| b.mesh.len(),
+        )?;
         let mut obstacles = Vec::new();
         for (name, o) in &f.obstacles {
-            if f.bodies.contains_key(name) {
-                return Err(v.invalid(
-                    &format!("obstacles.{name}"),
-                    "an obstacle's name must differ from every body's (the friction table names both)",
-                    name,
-                ));
-            }
+            v.obstacle_name(name, &f.bodies)?;
             obstacles.push(v.obstacle(name, o)?);
         }
         let names: Vec<&str> = f
@@ -250,15 +215,9 @@ impl Scene<2> {
             .map(String::as_str)
             .collect();
         let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
-        let mut drivers = Vec::new();
-        for (name, d) in &f.drivers {
-            drivers.push(
-                v.driver(name, &d.fields(), &body_names, &NODE_SETS, |b, set| {
-                    node_set(&bodies[b].local, set)
-                })?,
-            );
-        }
-        v.one_motion_per_node(&drivers)?;
+        let drivers = v.drivers(&f.drivers, &body_names, &NODE_SETS, |b, set| {
+            node_set(&bodies[b].local, set)
+        })?;
         let settings = v.scene_settings(
             &names,
             &f.friction,

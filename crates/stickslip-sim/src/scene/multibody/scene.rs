@@ -4,6 +4,7 @@
 //! [`SceneDimension`] of [`Dim<D>`], implemented in 2D by [`super`] (`mod.rs`) and in 3D by
 //! [`super::solid`]; reading a case file, `--set` overrides included, is written here once.
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
@@ -11,9 +12,12 @@ use nalgebra::SVector;
 use serde::de::DeserializeOwned;
 
 use super::drivers::DriverSpec;
+use super::schema::DriverSection;
 use super::settings::SceneSettings;
+use crate::scene::bodies::mesh_rules::MeshSize;
 use crate::scene::body::Body;
-use crate::scene::case_file::{CaseError, read_case_file};
+use crate::scene::case_file::{CaseError, Validator, read_case_file};
+use crate::scene::limits::MAX_NODES;
 use crate::scene::overrides::{Override, attribute, parse_with_overrides};
 
 /// The dimension `D` of a scene, as a type: what [`SceneDimension`] is implemented for.
@@ -135,5 +139,88 @@ where
 
     fn body(&self, k: usize) -> &dyn Body<D> {
         &self.bodies[k]
+    }
+}
+
+/// The rules every scene's bodies, obstacles and drivers follow, in either dimension.
+impl Validator<'_> {
+    /// The bodies of `sections`, each built by `build` in name order, the scene sized before
+    /// any body is built (issue 41): the generated bodies' nodes from their keys (`planned`:
+    /// `None` for a mesh file and for keys the body's own validation refuses), then, as each
+    /// body is built, those built (`nodes`; a mesh file's are known once it is read) and the
+    /// generated ones still to come, at most [`MAX_NODES`] in all.
+    pub(crate) fn sized_bodies<S, B>(
+        &self,
+        sections: &BTreeMap<String, S>,
+        planned: impl Fn(&S) -> Option<MeshSize>,
+        mut build: impl FnMut(&str, &S) -> Result<B, CaseError>,
+        nodes: impl Fn(&B) -> usize,
+    ) -> Result<Vec<B>, CaseError> {
+        if sections.is_empty() {
+            return Err(self.invalid("bodies", "a scene needs at least one body", "none"));
+        }
+        let planned: Vec<f64> = sections
+            .values()
+            .map(|b| planned(b).map_or(0.0, |s| s.nodes))
+            .collect();
+        let mut pending: f64 = planned.iter().sum();
+        let too_many = |nodes: f64| {
+            self.invalid(
+                "bodies",
+                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all (generated bodies counted from their keys before any is built)"),
+                crate::number_format::Short(nodes),
+            )
+        };
+        if pending > MAX_NODES {
+            return Err(too_many(pending));
+        }
+        let mut bodies = Vec::with_capacity(sections.len());
+        let mut built = 0usize;
+        for ((name, b), planned) in sections.iter().zip(planned) {
+            self.csv_name("bodies", name)?;
+            let body = build(name, b)?;
+            built += nodes(&body);
+            pending -= planned;
+            if built as f64 + pending > MAX_NODES {
+                return Err(too_many(built as f64 + pending));
+            }
+            bodies.push(body);
+        }
+        Ok(bodies)
+    }
+
+    /// That obstacle `name` is named apart from every body of `bodies` (the friction table
+    /// names both).
+    pub(crate) fn obstacle_name<S>(
+        &self,
+        name: &str,
+        bodies: &BTreeMap<String, S>,
+    ) -> Result<(), CaseError> {
+        if bodies.contains_key(name) {
+            return Err(self.invalid(
+                &format!("obstacles.{name}"),
+                "an obstacle's name must differ from every body's (the friction table names both)",
+                name,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The drivers of `sections` in name order, on the bodies named `bodies` (in the scene's
+    /// order), their node sets one of `sets` and found by `node_set` (a body's number and a
+    /// set's name); no node moved by two drivers.
+    pub(crate) fn drivers<const D: usize>(
+        &self,
+        sections: &BTreeMap<String, DriverSection<D>>,
+        bodies: &[&str],
+        sets: &[&str],
+        node_set: impl Fn(usize, &str) -> Vec<usize>,
+    ) -> Result<Vec<DriverSpec<D>>, CaseError> {
+        let mut drivers = Vec::new();
+        for (name, d) in sections {
+            drivers.push(self.driver(name, &d.fields(), bodies, sets, &node_set)?);
+        }
+        self.one_motion_per_node(&drivers)?;
+        Ok(drivers)
     }
 }

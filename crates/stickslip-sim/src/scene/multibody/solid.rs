@@ -125,62 +125,20 @@ impl Scene<3> {
         }
         v.finite_n("gravity.acceleration", f.gravity.acceleration)?;
         let gravity = Vector3::from(f.gravity.acceleration);
-        if f.bodies.is_empty() {
-            return Err(v.invalid("bodies", "a scene needs at least one body", "none"));
-        }
-        // The scene is sized before any body is built (issue 41): the generated bodies' nodes
-        // from their keys, then, as each body is built, those built (a mesh file's are known
-        // once it is read) and the generated ones still to come.
-        let planned: Vec<f64> = f
-            .bodies
-            .values()
-            .map(|b| generated_size(b).map_or(0.0, |s| s.nodes))
-            .collect();
-        let mut pending: f64 = planned.iter().sum();
-        let too_many = |nodes: f64| {
-            v.invalid(
-                "bodies",
-                &format!("the bodies' nodes must be at most {MAX_NODES:e} in all (generated bodies counted from their keys before any is built)"),
-                crate::number_format::Short(nodes),
-            )
-        };
-        if pending > MAX_NODES {
-            return Err(too_many(pending));
-        }
-        let mut bodies: Vec<SolidBodySpec> = Vec::new();
-        let mut built = 0usize;
-        for ((name, b), planned) in f.bodies.iter().zip(planned) {
-            v.csv_name("bodies", name)?;
-            let body = v.solid_body(name, b, path)?;
-            built += body.mesh.len();
-            pending -= planned;
-            if built as f64 + pending > MAX_NODES {
-                return Err(too_many(built as f64 + pending));
-            }
-            bodies.push(body);
-        }
+        let bodies = v.sized_bodies(
+            &f.bodies,
+            generated_size,
+            |name, b| v.solid_body(name, b, path),
+            |b| b.mesh.len(),
+        )?;
         let body_names: Vec<&str> = f.bodies.keys().map(String::as_str).collect();
-        let mut drivers = Vec::new();
-        for (name, d) in &f.drivers {
-            drivers.push(v.driver(
-                name,
-                &d.fields(),
-                &body_names,
-                &SOLID_NODE_SETS,
-                |b, set| solid_node_set(&bodies[b].local, set),
-            )?);
-        }
-        v.one_motion_per_node(&drivers)?;
-        let nodes = built;
+        let drivers = v.drivers(&f.drivers, &body_names, &SOLID_NODE_SETS, |b, set| {
+            solid_node_set(&bodies[b].local, set)
+        })?;
+        let nodes: usize = bodies.iter().map(|b| b.mesh.len()).sum();
         let (mut obstacles, mut meshes) = (Vec::new(), Vec::new());
         for (name, o) in &f.obstacles {
-            if f.bodies.contains_key(name) {
-                return Err(v.invalid(
-                    &format!("obstacles.{name}"),
-                    "an obstacle's name must differ from every body's (the friction table names both)",
-                    name,
-                ));
-            }
+            v.obstacle_name(name, &f.bodies)?;
             match o.kind.as_str() {
                 "half_space" => obstacles.push((name.clone(), v.solid_half_space(name, o)?)),
                 "triangle_mesh" => meshes.push((name.clone(), v.solid_triangle_mesh(name, o)?)),
