@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -21,8 +21,11 @@ use stickslip_sim::console::{BadOption, one_line};
 use stickslip_sim::gpu::{GpuError, GpuMode};
 use stickslip_sim::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
 use stickslip_sim::run::multibody::stepped::{SceneSteps, run_to_end};
-use stickslip_sim::run::multibody::{Runner as SceneRun, SceneRunError};
+use stickslip_sim::run::multibody::{RunScene, Runner as SceneRun, SceneRunError};
 use stickslip_sim::run::runner::{self, RunError, Runner};
+use stickslip_sim::scene::multibody::MultibodyScene;
+use stickslip_sim::scene::multibody::drivers::Steer;
+use stickslip_sim::scene::multibody::solid::SolidScene;
 use stickslip_sim::scene::{CaseError, Override};
 use stickslip_sim::sweep::SweepError;
 use stickslip_sim::sweep::file::Sweep;
@@ -379,16 +382,11 @@ fn run_scene<S: Summarised<D>, const D: usize>(
     )
 }
 
-/// A scene's result (2D or 3D): its trajectory's columns, every one a float but the Newton
-/// iterations (the second to last), and each body's verdict.
-fn scene_output(
-    header: Vec<String>,
-    rows: &[Vec<f64>],
-    verdicts: Vec<(String, stickslip_sim::run::verdict::Verdict)>,
-    summary_json: String,
-) -> Result<RunOutput, Stop> {
+/// A scene's trajectory (2D or 3D) as columns: every one a float but the Newton iterations
+/// (the second to last).
+fn trajectory_columns(header: Vec<String>, rows: &[Vec<f64>]) -> Vec<(String, Column)> {
     let iterations = header.len() - 2;
-    let columns = header
+    header
         .into_iter()
         .enumerate()
         .map(|(k, name)| {
@@ -399,7 +397,18 @@ fn scene_output(
             };
             (name, column)
         })
-        .collect();
+        .collect()
+}
+
+/// A scene's result (2D or 3D): its trajectory's columns, every one a float but the Newton
+/// iterations (the second to last), and each body's verdict.
+fn scene_output(
+    header: Vec<String>,
+    rows: &[Vec<f64>],
+    verdicts: Vec<(String, stickslip_sim::run::verdict::Verdict)>,
+    summary_json: String,
+) -> Result<RunOutput, Stop> {
+    let columns = trajectory_columns(header, rows);
     let verdict = Verdict::PerBody(
         verdicts
             .into_iter()
@@ -605,6 +614,292 @@ impl Case {
         py.check_signals()?;
         result_object(py, output)
     }
+
+    /// A scene stepped from Python (see stickslip.Case.simulate): at t = 0, stepped by
+    /// `Simulation.step`.
+    fn simulate(&self, py: Python<'_>) -> PyResult<Simulation> {
+        let case = match &self.case {
+            LoadedCase::Scene(_) | LoadedCase::Solid(_) => self.case.clone(),
+            LoadedCase::Slope(_) | LoadedCase::Rigid(_) => {
+                return Err(input_error(
+                    py,
+                    &format!(
+                        "{}: Case.simulate() steps a scene (kind = \"scene\", 2D or 3D), not a {} case; run this one with Case.run()",
+                        self.path.display(),
+                        self.kind()
+                    ),
+                    Blame {
+                        file: Some(self.path.display().to_string()),
+                        key: Some("kind".into()),
+                        rule: Some("Case.simulate() steps a scene".into()),
+                    },
+                ));
+            }
+        };
+        let stepping = py
+            .detach(move || match case {
+                LoadedCase::Scene(s) => SceneRun::new(s, None).map(Stepping::Plane),
+                LoadedCase::Solid(s) => SceneRun::new(s, None).map(Stepping::Solid),
+                LoadedCase::Slope(_) | LoadedCase::Rigid(_) => unreachable!("refused above"),
+            })
+            .map_err(|e| Stop::from(e).into_py(py))?;
+        Ok(Simulation {
+            state: std::sync::Mutex::new(stepping),
+        })
+    }
+}
+
+/// A scene run being stepped from Python, 2D or 3D.
+enum Stepping {
+    Plane(SceneRun<MultibodyScene, 2>),
+    Solid(SceneRun<SolidScene, 3>),
+}
+
+/// Calls `$body` with `$r` bound to the runner of either dimension.
+macro_rules! with_runner {
+    ($stepping:expr, $r:ident => $body:expr) => {
+        match $stepping {
+            Stepping::Plane($r) => $body,
+            Stepping::Solid($r) => $body,
+        }
+    };
+}
+
+/// A vector of `D` numbers from Python (a sequence of floats), or the InputError naming
+/// `key` with the CLI's wording.
+fn vector_arg<const D: usize>(
+    py: Python<'_>,
+    key: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<stickslip_sim::energy::Vector<D>> {
+    let numbers: Vec<f64> = value.extract().map_err(|_| {
+        input_error(
+            py,
+            &format!(
+                "{key}: must be an array of exactly {D} numbers (got {})",
+                value
+            ),
+            Blame {
+                file: None,
+                key: Some(key.to_string()),
+                rule: Some(format!("an array of exactly {D} numbers")),
+            },
+        )
+    })?;
+    if numbers.len() != D || numbers.iter().any(|x| !x.is_finite()) {
+        return Err(input_error(
+            py,
+            &format!("{key}: must be an array of exactly {D} finite numbers (got {numbers:?})"),
+            Blame {
+                file: None,
+                key: Some(key.to_string()),
+                rule: Some(format!("an array of exactly {D} finite numbers")),
+            },
+        ));
+    }
+    Ok(stickslip_sim::energy::Vector::<D>::from_iterator(numbers))
+}
+
+/// The change `key` = `value` asks of a driver, in dimension D.
+fn steer_arg<const D: usize>(
+    py: Python<'_>,
+    key: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<Steer<D>> {
+    let v = vector_arg::<D>(py, key, value)?;
+    match key {
+        "anchor_velocity" => Ok(Steer::AnchorVelocity(v)),
+        "velocity" => Ok(Steer::Velocity(v)),
+        "force" => Ok(Steer::Force(v)),
+        other => Err(input_error(
+            py,
+            &format!("{other}: a driver's change is one of anchor_velocity, velocity, force"),
+            Blame {
+                file: None,
+                key: Some(other.to_string()),
+                rule: Some("one of anchor_velocity, velocity, force".into()),
+            },
+        )),
+    }
+}
+
+/// Changes driver `name` of `runner` by `key` = `value`, or raises InputError.
+fn steer<S: RunScene<D>, const D: usize>(
+    py: Python<'_>,
+    runner: &mut SceneRun<S, D>,
+    name: &str,
+    key: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let change = steer_arg::<D>(py, key, value)?;
+    runner.steer_driver(name, change).map_err(|e| {
+        input_error(
+            py,
+            &e.to_string(),
+            Blame {
+                file: None,
+                key: Some(key.to_string()),
+                rule: Some(e.to_string()),
+            },
+        )
+    })
+}
+
+/// An (n, D) float array of `rows`.
+fn matrix<'py, const D: usize>(
+    py: Python<'py>,
+    rows: &[stickslip_sim::energy::Vector<D>],
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+    let flat: Vec<f64> = rows.iter().flat_map(|x| x.iter().copied()).collect();
+    Ok(PyArray1::from_vec(py, flat).reshape([rows.len(), D])?)
+}
+
+/// Every body's mesh positions and velocities now, by name.
+fn bodies_dict<'py, S: RunScene<D>, const D: usize>(
+    py: Python<'py>,
+    runner: &SceneRun<S, D>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for k in 0..runner.scene.body_count() {
+        let body = runner.body(k);
+        let d = PyDict::new(py);
+        d.set_item("positions", matrix(py, &body.positions(&runner.sim))?)?;
+        d.set_item("velocities", matrix(py, &body.velocities(&runner.sim))?)?;
+        out.set_item(runner.scene.body(k).name(), d)?;
+    }
+    Ok(out)
+}
+
+/// Every driver's type and force on its body now, by name.
+fn drivers_dict<'py, S: RunScene<D>, const D: usize>(
+    py: Python<'py>,
+    runner: &SceneRun<S, D>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (spec, force) in runner.scene.drivers().iter().zip(runner.driver_forces()) {
+        let d = PyDict::new(py);
+        d.set_item("type", spec.kind.name())?;
+        d.set_item("body", runner.scene.body(spec.body).name())?;
+        d.set_item(
+            "force",
+            PyArray1::from_vec(py, force.iter().copied().collect()),
+        )?;
+        out.set_item(&spec.name, d)?;
+    }
+    Ok(out)
+}
+
+/// The trajectory's rows so far as `run()` gives them.
+fn trajectory_dict<S: RunScene<D>, const D: usize>(
+    py: Python<'_>,
+    runner: &SceneRun<S, D>,
+) -> PyResult<Py<PyAny>> {
+    let header = runner.trajectory_header();
+    let rows: Vec<Vec<f64>> = runner.trajectory_values().collect();
+    let out = PyDict::new(py);
+    for (name, column) in trajectory_columns(header, &rows) {
+        match column {
+            Column::Float(v) => out.set_item(name, PyArray1::from_vec(py, v))?,
+            Column::Int(v) => out.set_item(name, PyArray1::from_vec(py, v))?,
+        }
+    }
+    Ok(out.into_any().unbind())
+}
+
+/// A scene being stepped (see stickslip.Simulation).
+#[pyclass(module = "stickslip._native")]
+struct Simulation {
+    state: std::sync::Mutex<Stepping>,
+}
+
+impl Simulation {
+    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, Stepping>> {
+        self.state
+            .lock()
+            .map_err(|_| run_error(py, "the simulation failed in another thread"))
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// Takes `n` steps (n >= 1) with the GIL released; Ctrl-C stops between steps.
+    #[pyo3(signature = (n=1))]
+    fn step(&self, py: Python<'_>, n: i64) -> PyResult<()> {
+        if n < 1 {
+            return Err(input_error(
+                py,
+                &format!("n: must be at least 1 (got {n})"),
+                Blame {
+                    file: None,
+                    key: Some("n".into()),
+                    rule: Some("at least 1".into()),
+                },
+            ));
+        }
+        let mut guard = self.lock(py)?;
+        let stepping = &mut *guard;
+        let outcome = py.detach(|| -> Result<(), Stop> {
+            let mut signals = SignalPoll::new();
+            for _ in 0..n {
+                with_runner!(&mut *stepping, r => r.step())?;
+                signals.poll()?;
+            }
+            Ok(())
+        });
+        outcome.map_err(|stop| stop.into_py(py))?;
+        py.check_signals()
+    }
+
+    /// The simulated time, s.
+    #[getter]
+    fn t(&self, py: Python<'_>) -> PyResult<f64> {
+        Ok(with_runner!(&*self.lock(py)?, r => r.sim.time()))
+    }
+
+    /// Steps taken.
+    #[getter]
+    fn steps(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(with_runner!(&*self.lock(py)?, r => r.sim.step))
+    }
+
+    /// The scene's dimension, 2 or 3.
+    #[getter]
+    fn dimension(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(match &*self.lock(py)? {
+            Stepping::Plane(_) => 2,
+            Stepping::Solid(_) => 3,
+        })
+    }
+
+    /// Every body's mesh positions (m) and velocities (m/s) now: name -> dict of (n, D) arrays.
+    fn bodies<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        with_runner!(&*self.lock(py)?, r => bodies_dict(py, r))
+    }
+
+    /// Every driver's type, body and force on its body at the last step (N): name -> dict.
+    fn drivers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        with_runner!(&*self.lock(py)?, r => drivers_dict(py, r))
+    }
+
+    /// Changes driver `name` from the next step on: `key` is `anchor_velocity` (a spring),
+    /// `velocity` (a prescribed motion) or `force` (a constant force), `value` D numbers.
+    fn set_driver(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        key: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        match &mut *self.lock(py)? {
+            Stepping::Plane(r) => steer(py, r, name, key, value),
+            Stepping::Solid(r) => steer(py, r, name, key, value),
+        }
+    }
+
+    /// The trajectory's rows so far, as `Case.run()`'s: column name -> numpy array.
+    fn trajectory(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        with_runner!(&*self.lock(py)?, r => trajectory_dict(py, r))
+    }
 }
 
 /// The raw result as a dict the Python half wraps in `stickslip.RunResult`.
@@ -783,5 +1078,5 @@ fn sweep(
 #[pymodule]
 mod _native {
     #[pymodule_export]
-    use super::{Case, load, sweep};
+    use super::{Case, Simulation, load, sweep};
 }

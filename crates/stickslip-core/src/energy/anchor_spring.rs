@@ -56,6 +56,18 @@ impl<const D: usize> AnchorSpring<D> {
         self.anchor + self.velocity * time
     }
 
+    /// The anchor's velocity v_a, m/s.
+    pub fn anchor_velocity(&self) -> Vector<D> {
+        self.velocity
+    }
+
+    /// Moves the anchor at `velocity` (m/s) from `time` (s) on, from where it is then: a(t) =
+    /// a(`time`) + `velocity` (t − `time`), written a₀' + v t with a₀' = a(`time`) − v `time`.
+    pub fn set_anchor_velocity(&mut self, velocity: Vector<D>, time: f64) {
+        self.anchor = self.anchor_at(time) - velocity * time;
+        self.velocity = velocity;
+    }
+
     /// The nodes' mean position x̄, m.
     fn mean(&self, x: &[Vector<D>]) -> Vector<D> {
         self.nodes.iter().map(|&i| x[i]).sum::<Vector<D>>() / self.nodes.len() as f64
@@ -126,6 +138,10 @@ impl<const D: usize> AnchorSpring<D> {
 }
 
 impl<const D: usize> Energy<D> for AnchorSpring<D> {
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
+
     fn name(&self) -> &'static str {
         "anchor spring"
     }

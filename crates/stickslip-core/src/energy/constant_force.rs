@@ -9,6 +9,8 @@ use super::term::{Elements, Energy, StepState};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstantForce<const D: usize> {
     nodes: Vec<usize>,
+    /// mᵢ / Σ m of every node of the set.
+    fractions: Vec<f64>,
     /// fᵢ of every node of the set, N.
     shares: Vec<Vector<D>>,
 }
@@ -19,8 +21,20 @@ impl<const D: usize> ConstantForce<D> {
     pub fn new(nodes: Vec<usize>, mass: &[f64], force: Vector<D>) -> Self {
         assert_eq!(nodes.len(), mass.len(), "one mass per node");
         let total: f64 = mass.iter().sum();
-        let shares = mass.iter().map(|m| force * (m / total)).collect();
-        ConstantForce { nodes, shares }
+        let fractions: Vec<f64> = mass.iter().map(|m| m / total).collect();
+        let shares = fractions.iter().map(|&f| force * f).collect();
+        ConstantForce {
+            nodes,
+            fractions,
+            shares,
+        }
+    }
+
+    /// Sets the total force to `force`, N, shared as before.
+    pub fn set_total(&mut self, force: Vector<D>) {
+        for (share, &f) in self.shares.iter_mut().zip(&self.fractions) {
+            *share = force * f;
+        }
     }
 
     /// The total force, N.
@@ -30,6 +44,10 @@ impl<const D: usize> ConstantForce<D> {
 }
 
 impl<const D: usize> Energy<D> for ConstantForce<D> {
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
+
     fn name(&self) -> &'static str {
         "constant force"
     }

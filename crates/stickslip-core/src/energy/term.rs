@@ -194,6 +194,13 @@ pub trait Energy<const D: usize>: Send + Sync {
         true
     }
 
+    /// This term as [`std::any::Any`], for a caller that changes it between steps (a driver's
+    /// spring or constant force, through `solver::Simulation::potential_mut`); None unless the
+    /// term offers it.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
+
     /// The largest line-search step α this term lets the solver try from `x` along `p` without
     /// jumping over a region where Ψ is +∞ (a filter like the contact stage's CCD or the
     /// inversion filter, covering at most `fraction` of the way), or past a feature Newton must

@@ -20,6 +20,12 @@ pub trait Driver<const D: usize>: Send + Sync {
     /// The prescribed position of its `i`-th node at time `time` (s), m (only the components
     /// of [`Driver::axes`] are used).
     fn position(&self, i: usize, time: f64) -> Vector<D>;
+
+    /// This driver as [`std::any::Any`], for a caller that changes it between steps
+    /// (`Simulation::driver_mut`); None unless the driver offers it.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// Nodes moved at a constant velocity from where they start: x(t) = x(0) + v t.
@@ -52,6 +58,20 @@ impl<const D: usize> LinearMotion<D> {
         }
     }
 
+    /// The velocity, m/s.
+    pub fn velocity(&self) -> Vector<D> {
+        self.velocity
+    }
+
+    /// Moves the nodes at `velocity` (m/s) from `time` (s) on, from where they are then:
+    /// x(t) = x(`time`) + `velocity` (t − `time`), written x₀' + v t.
+    pub fn set_velocity(&mut self, velocity: Vector<D>, time: f64) {
+        for s in &mut self.start {
+            *s = *s + self.velocity * time - velocity * time;
+        }
+        self.velocity = velocity;
+    }
+
     /// `nodes` held at `start` (m) in every component.
     pub fn fixed(name: impl Into<String>, nodes: Vec<usize>, start: Vec<Vector<D>>) -> Self {
         Self::new(name, nodes, start, Vector::<D>::zeros(), [true; D])
@@ -73,5 +93,9 @@ impl<const D: usize> Driver<D> for LinearMotion<D> {
 
     fn position(&self, i: usize, time: f64) -> Vector<D> {
         self.start[i] + self.velocity * time
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 }

@@ -408,6 +408,20 @@ impl<const D: usize> Simulation<D> {
         &self.drivers
     }
 
+    /// The system's potential `i` (its place in `System::potentials`), to change it between
+    /// steps (a driver's anchor velocity or force); None past the last.
+    pub fn potential_mut(&mut self, i: usize) -> Option<&mut dyn Energy<D>> {
+        // Term 0 of E is the inertia the solver added before the system's potentials.
+        self.potential.term_mut(i + 1)
+    }
+
+    /// Driver `i`, to change it between steps (a prescribed velocity); None past the last.
+    pub fn driver_mut(&mut self, i: usize) -> Option<&mut dyn Driver<D>> {
+        self.drivers
+            .get_mut(i)
+            .map(|d| &mut **d as &mut dyn Driver<D>)
+    }
+
     /// ∇E at the x the last step ended at (its final assembly, where Newton found ‖p‖∞/h under
     /// tol), per node, kg·m. Zero on no degree of freedom in general: on a driven one it is h²
     /// times the force its driver exerts there (M(x − x̃)/h² + ∇Ψ, the constraint force).

@@ -169,6 +169,17 @@ impl<const D: usize> IncrementalPotential<D> {
         term(&self.terms, &self.contact, i)
     }
 
+    /// The i-th term (not a contact potential), to change it between steps; what was kept of
+    /// the terms' values, gradients and blocks is forgotten, so that none is reused stale.
+    pub fn term_mut(&mut self, i: usize) -> Option<&mut dyn Energy<D>> {
+        self.values.get_mut().at.forget();
+        self.gradient_at.forget();
+        self.blocks_at.forget();
+        self.terms
+            .get_mut(i)
+            .map(|t| &mut **t as &mut dyn Energy<D>)
+    }
+
     /// The contact stage.
     pub fn contact(&self) -> Option<&ContactStage<D>> {
         self.contact.as_ref()

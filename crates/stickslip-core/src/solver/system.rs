@@ -185,6 +185,16 @@ impl<const D: usize> SystemBuilder<D> {
         &self.system.x0
     }
 
+    /// How many potentials were added so far (the next one's index in `System::potentials`).
+    pub fn potential_count(&self) -> usize {
+        self.system.potentials.len()
+    }
+
+    /// How many drivers were added so far (the next one's index in `System::drivers`).
+    pub fn driver_count(&self) -> usize {
+        self.system.drivers.len()
+    }
+
     /// Adds a potential (weight h²).
     pub fn add_potential(&mut self, term: Box<dyn Energy<D>>) {
         self.system.potentials.push(term);

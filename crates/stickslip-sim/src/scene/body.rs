@@ -68,6 +68,12 @@ impl<'a, const D: usize> BodyHandle<'a, D> {
         self.body.place(&sim.x[self.nodes.clone()])
     }
 
+    /// Its mesh's nodes' velocities now, m/s: [`Body::place`] of its nodes' velocities (the
+    /// placement is linear in the nodes, weights summing to one).
+    pub fn velocities(&self, sim: &'a Simulation<D>) -> Cow<'a, [Vector<D>]> {
+        self.body.place(&sim.v[self.nodes.clone()])
+    }
+
     /// Its inverted elements now ([`Body::inverted_elements`]).
     pub fn inverted_elements(&self, sim: &Simulation<D>) -> usize {
         self.body.inverted_elements(self.of(&sim.x))

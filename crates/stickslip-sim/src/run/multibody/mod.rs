@@ -13,7 +13,7 @@ mod support;
 use serde::Serialize;
 
 pub use contact_state::ContactState;
-pub use scene_runner::{RunScene, Runner};
+pub use scene_runner::{RunScene, Runner, SteerError};
 pub use support::Support;
 
 use crate::contact::{ContactPoint, PairDistance};
@@ -256,6 +256,14 @@ impl RunScene<2> for MultibodyScene {
 
     fn nodes(layout: &Layout, k: usize) -> &std::ops::Range<usize> {
         &layout.bodies[k]
+    }
+
+    fn driver_forces(layout: &Layout) -> &[crate::scene::multibody::drivers::DriverForce] {
+        &layout.system.drivers
+    }
+
+    fn drivers_mut(layout: &mut Layout) -> &mut [crate::scene::multibody::drivers::DriverForce] {
+        &mut layout.system.drivers
     }
 
     fn row(

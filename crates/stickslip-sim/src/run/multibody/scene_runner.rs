@@ -19,6 +19,7 @@ use crate::run::runner::{RECORD_CHUNK_STEPS, SolverTotals};
 use crate::run::verdict::{self, Verdict};
 use crate::scene::CaseError;
 use crate::scene::body::BodyHandle;
+use crate::scene::multibody::drivers::{DriverForce, Steer};
 use crate::scene::multibody::scene::SceneBasics;
 use crate::solver::assembly::{FactorChoice, LinearSolveError, MAX_FACTOR_BYTES};
 use crate::solver::{Simulation, System};
@@ -38,6 +39,10 @@ pub trait RunScene<const D: usize>: SceneBasics<D> + Sized {
     fn layout(&self, parts: Self::Parts, sim: &Simulation<D>) -> Self::Layout;
     /// Body `k`'s nodes in the state vector.
     fn nodes(layout: &Self::Layout, k: usize) -> &Range<usize>;
+    /// How every driver's force is found, in the scene's order.
+    fn driver_forces(layout: &Self::Layout) -> &[DriverForce<D>];
+    /// The same, to steer them.
+    fn drivers_mut(layout: &mut Self::Layout) -> &mut [DriverForce<D>];
     /// The row of `run`'s current state, with its contacts and pairs (within d̂) and the
     /// step's Newton iterations and final residual (m/s).
     fn row(
@@ -56,6 +61,27 @@ pub trait RunScene<const D: usize>: SceneBasics<D> + Sized {
     /// Body `k`'s smallest distance to an obstacle or body (m) and its angular speed (rad/s)
     /// in `row`.
     fn watched(row: &Self::Row, k: usize) -> (f64, f64);
+}
+
+/// A driver change a run cannot make ([`Runner::steer_driver`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SteerError {
+    /// No driver of that name.
+    #[error("no driver `{name}`; the scene's drivers are {drivers:?}")]
+    NoSuchDriver {
+        /// The name asked for.
+        name: String,
+        /// The scene's drivers.
+        drivers: Vec<String>,
+    },
+    /// The change is not for the driver's type.
+    #[error("driver `{name}` takes a change of its {takes} only")]
+    WrongChange {
+        /// The driver.
+        name: String,
+        /// The key its type takes.
+        takes: &'static str,
+    },
 }
 
 /// The bad-input error of a scene whose sparse Cholesky factor would take `bytes` (L's
@@ -306,6 +332,39 @@ impl<S: RunScene<D>, const D: usize> Runner<S, D> {
     /// Every row's values in [`Runner::trajectory_header`]'s order.
     pub fn trajectory_values(&self) -> impl Iterator<Item = Vec<f64>> + '_ {
         self.rows.iter().map(S::trajectory_values)
+    }
+
+    /// Every driver's force on its body at the last step (the scene's order), N.
+    pub fn driver_forces(&self) -> Vec<crate::energy::Vector<D>> {
+        S::driver_forces(&self.layout)
+            .iter()
+            .map(|d| d.on_body(&self.sim))
+            .collect()
+    }
+
+    /// Changes driver `name` from the next step on ([`Steer`]): a spring's anchor velocity, a
+    /// prescribed motion's velocity or a constant force, each continuing from where it is now.
+    pub fn steer_driver(&mut self, name: &str, change: Steer<D>) -> Result<(), SteerError> {
+        let k = self
+            .scene
+            .drivers()
+            .iter()
+            .position(|d| d.name == name)
+            .ok_or_else(|| SteerError::NoSuchDriver {
+                name: name.to_string(),
+                drivers: self
+                    .scene
+                    .drivers()
+                    .iter()
+                    .map(|d| d.name.clone())
+                    .collect(),
+            })?;
+        S::drivers_mut(&mut self.layout)[k]
+            .steer(&mut self.sim, change)
+            .map_err(|takes| SteerError::WrongChange {
+                name: name.to_string(),
+                takes,
+            })
     }
 
     /// Body `k`'s verdict (SPEC.md §2's window) from its displacement along its support

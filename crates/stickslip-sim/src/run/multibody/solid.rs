@@ -141,6 +141,14 @@ impl RunScene<3> for SolidScene {
         &layout.bodies[k]
     }
 
+    fn driver_forces(layout: &SolidLayout) -> &[DriverForce<3>] {
+        &layout.drivers
+    }
+
+    fn drivers_mut(layout: &mut SolidLayout) -> &mut [DriverForce<3>] {
+        &mut layout.drivers
+    }
+
     fn row(
         run: &SolidRunner,
         contacts: &[ContactPoint<3>],

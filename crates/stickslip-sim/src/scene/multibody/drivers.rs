@@ -80,11 +80,26 @@ pub struct DriverSpec<const D: usize = 2> {
 #[derive(Clone, Debug)]
 pub enum DriverForce<const D: usize = 2> {
     /// A spring: its own force at x and the time.
-    Spring(AnchorSpring<D>),
-    /// A prescribed motion: the reaction on its nodes (their indices in the state vector).
-    Move(Vec<usize>),
+    Spring {
+        /// The spring, as the system's potential `term` is.
+        spring: AnchorSpring<D>,
+        /// Its index among the system's potentials.
+        term: usize,
+    },
+    /// A prescribed motion: the reaction on its nodes.
+    Move {
+        /// Its nodes' indices in the state vector.
+        nodes: Vec<usize>,
+        /// Its index among the system's drivers.
+        driver: usize,
+    },
     /// A constant force.
-    Force(Vector<D>),
+    Force {
+        /// The total force, N.
+        force: Vector<D>,
+        /// Its index among the system's potentials.
+        term: usize,
+    },
 }
 
 /// A face of a body's bounding box that names a node set: (name, axis, on its high side).
@@ -283,11 +298,13 @@ impl<const D: usize> DriverSpec<D> {
                     rest_length,
                     Projection::Clamp,
                 );
+                let term = builder.potential_count();
                 builder.add_potential(Box::new(spring.clone()));
-                DriverForce::Spring(spring)
+                DriverForce::Spring { spring, term }
             }
             DriverKind::Move { velocity } => {
                 let start = self.nodes.iter().map(|&i| x0[i]).collect();
+                let driver = builder.driver_count();
                 builder.add_driver(Box::new(LinearMotion::new(
                     self.name.clone(),
                     nodes.clone(),
@@ -295,12 +312,13 @@ impl<const D: usize> DriverSpec<D> {
                     velocity,
                     [true; D],
                 )));
-                DriverForce::Move(nodes)
+                DriverForce::Move { nodes, driver }
             }
             DriverKind::Force { force } => {
                 let m: Vec<f64> = nodes.iter().map(|&i| builder.masses()[i]).collect();
+                let term = builder.potential_count();
                 builder.add_potential(Box::new(ConstantForce::new(nodes, &m, force)));
-                DriverForce::Force(force)
+                DriverForce::Force { force, term }
             }
         }
     }
@@ -312,8 +330,8 @@ impl<const D: usize> DriverForce<D> {
     /// force itself.
     pub fn on_body(&self, sim: &Simulation<D>) -> Vector<D> {
         match self {
-            DriverForce::Spring(s) => s.force(&sim.x, sim.time()),
-            DriverForce::Move(nodes) => {
+            DriverForce::Spring { spring, .. } => spring.force(&sim.x, sim.time()),
+            DriverForce::Move { nodes, .. } => {
                 let h2 = sim.settings().h * sim.settings().h;
                 nodes
                     .iter()
@@ -321,7 +339,65 @@ impl<const D: usize> DriverForce<D> {
                     .sum::<Vector<D>>()
                     / h2
             }
-            DriverForce::Force(f) => *f,
+            DriverForce::Force { force, .. } => *force,
         }
+    }
+}
+
+/// A change to a driver between steps (Python's `Simulation.set_driver`): what it does from the
+/// step after on, each continuing from where it is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Steer<const D: usize> {
+    /// A spring's anchor velocity, m/s.
+    AnchorVelocity(Vector<D>),
+    /// A prescribed motion's velocity, m/s.
+    Velocity(Vector<D>),
+    /// A constant force's total, N.
+    Force(Vector<D>),
+}
+
+impl<const D: usize> DriverForce<D> {
+    /// The key of the change this driver takes: `anchor_velocity` (a spring), `velocity` (a
+    /// prescribed motion) or `force` (a constant force).
+    pub fn steered_by(&self) -> &'static str {
+        match self {
+            DriverForce::Spring { .. } => "anchor_velocity",
+            DriverForce::Move { .. } => "velocity",
+            DriverForce::Force { .. } => "force",
+        }
+    }
+
+    /// Applies `change` to this driver and to its term or driver in `sim`, from `sim`'s time
+    /// on; `Err` with the key this driver takes ([`DriverForce::steered_by`]) when `change` is
+    /// not for its type, and nothing changed.
+    pub fn steer(&mut self, sim: &mut Simulation<D>, change: Steer<D>) -> Result<(), &'static str> {
+        let time = sim.time();
+        match (self, change) {
+            (DriverForce::Spring { spring, term }, Steer::AnchorVelocity(v)) => {
+                spring.set_anchor_velocity(v, time);
+                sim.potential_mut(*term)
+                    .and_then(|t| t.as_any_mut())
+                    .and_then(|a| a.downcast_mut::<AnchorSpring<D>>())
+                    .expect("a spring driver's term is its spring")
+                    .set_anchor_velocity(v, time);
+            }
+            (DriverForce::Move { driver, .. }, Steer::Velocity(v)) => {
+                sim.driver_mut(*driver)
+                    .and_then(|d| d.as_any_mut())
+                    .and_then(|a| a.downcast_mut::<LinearMotion<D>>())
+                    .expect("a move driver is a linear motion")
+                    .set_velocity(v, time);
+            }
+            (DriverForce::Force { force, term }, Steer::Force(f)) => {
+                *force = f;
+                sim.potential_mut(*term)
+                    .and_then(|t| t.as_any_mut())
+                    .and_then(|a| a.downcast_mut::<ConstantForce<D>>())
+                    .expect("a force driver's term is its constant force")
+                    .set_total(f);
+            }
+            (me, _) => return Err(me.steered_by()),
+        }
+        Ok(())
     }
 }

@@ -115,6 +115,8 @@ pub trait SceneBasics<const D: usize> {
     fn body_count(&self) -> usize;
     /// Its body `k`.
     fn body(&self, k: usize) -> &dyn Body<D>;
+    /// Its drivers, in the scene's order.
+    fn drivers(&self) -> &[DriverSpec<D>];
 }
 
 impl<const D: usize> SceneBasics<D> for Scene<D>
@@ -139,6 +141,10 @@ where
 
     fn body(&self, k: usize) -> &dyn Body<D> {
         &self.bodies[k]
+    }
+
+    fn drivers(&self) -> &[DriverSpec<D>] {
+        &self.drivers
     }
 }
 
