@@ -118,6 +118,15 @@ pub struct RunArgs {
     /// Also write contacts.csv: every contact pair within d̂ at every step (scene cases).
     #[arg(long)]
     pub contacts: bool,
+    /// Also write ParaView frames: vtk/run.pvd indexing one vtk/frame_NNNNN.vtu per written
+    /// step, with displacement, velocity, contact and friction forces and stick/slide state per
+    /// node and J per element (scene cases; docs/looking_at_a_run.md).
+    #[arg(long)]
+    pub vtk: bool,
+    /// With --vtk: write every K-th step's frame (the first and last always), 1 ≤ K ≤ the run's
+    /// steps.
+    #[arg(long, value_name = "K")]
+    pub vtk_stride: Option<usize>,
 }
 
 /// `stickslip check`.
@@ -459,6 +468,14 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
         )
         .into());
     }
+    if (args.vtk || args.vtk_stride.is_some()) && kind != CaseKind::Scene {
+        return Err(BadOption::new(
+            if args.vtk { "--vtk" } else { "--vtk-stride" },
+            "applies to scene cases (kind = \"scene\", 2D and 3D); not yet to the slope, the bounce or a rigid ellipsoid (--obj writes their frames)",
+            "given",
+        )
+        .into());
+    }
     match kind {
         CaseKind::SlopeSquare => {}
         CaseKind::RigidEllipsoid => {
@@ -482,6 +499,8 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 set: &args.case.set,
                 contacts: args.contacts,
                 gpu: args.case.gpu,
+                vtk: args.vtk,
+                vtk_stride: args.vtk_stride,
             };
             let text = crate::scene::case_file::read_case_file(&args.case.case)
                 .map_err(SceneCommandError::from)?;
