@@ -323,9 +323,12 @@ impl VtkScene<2> for MultibodyScene {
                 ObstacleShape::HalfSpace(h) => {
                     cells.push_half_space(&h.normal, &h.point, lo, hi, member)
                 }
+                // One line cell a segment: every reader takes lines (meshio has no poly-line).
                 ObstacleShape::Polyline { points, .. } => {
-                    let p: Vec<[f64; 3]> = points.iter().map(|p| [p.x, p.y, 0.0]).collect();
-                    cells.push(vtkio::model::CellType::PolyLine, &p, member);
+                    for s in points.windows(2) {
+                        let p = [[s[0].x, s[0].y, 0.0], [s[1].x, s[1].y, 0.0]];
+                        cells.push(vtkio::model::CellType::Line, &p, member);
+                    }
                 }
             }
         }
