@@ -471,7 +471,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
     if (args.vtk || args.vtk_stride.is_some()) && kind != CaseKind::Scene {
         return Err(BadOption::new(
             if args.vtk { "--vtk" } else { "--vtk-stride" },
-            "applies to scene cases (kind = \"scene\", 2D and 3D); not yet to the slope, the bounce or a rigid ellipsoid (--obj writes their frames)",
+            "applies to scene cases (kind = \"scene\", 2D and 3D); not yet to the slope, the bounce or a rigid ellipsoid (the slope writes OBJ frames with --obj)",
             "given",
         )
         .into());
