@@ -193,8 +193,7 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
         WrittenBy::new("run", crate::scene::multibody::SCENE_KIND),
     )?;
     let mut runner = Runner::<S, D>::new(scene, request.duration)?;
-    // `--vtk` reads each state's contact rows as they are recorded.
-    if request.contacts || request.vtk {
+    if request.contacts {
         runner.record_contacts();
     }
     let mut progress = Progress::new(runner.total_steps(), runner.scene.name());
@@ -208,7 +207,7 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
     };
     write_frame(&runner)?;
     let mut vtk = match request.vtk {
-        true => Some(VtkFrames::new(
+        true => Some(VtkFrames::of_scene(
             &runner,
             request.vtk_stride.unwrap_or(1),
             &staged,
@@ -216,21 +215,21 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
         false => None,
     };
     if let Some(v) = vtk.as_mut() {
-        v.after_step(&runner, &staged)?;
+        v.scene_step(&runner, &staged)?;
     }
     let eps_v = runner.scene.settings().eps_v;
     let check = crate::api::scene_cross_check(&shared, eps_v);
     run_to_end(&mut runner, check, |r| {
         write_frame(r)?;
         if let Some(v) = vtk.as_mut() {
-            v.after_step(r, &staged)?;
+            v.scene_step(r, &staged)?;
         }
         progress.update(r.sim.step);
         Ok::<(), SceneCommandError>(())
     })?;
     progress.finish();
     if let Some(v) = &vtk {
-        v.finish(&runner.scene, &staged)?;
+        v.finish(|lo, hi| runner.scene.obstacle_cells(lo, hi), &staged)?;
     }
     let summary = S::summary(&runner);
     staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;

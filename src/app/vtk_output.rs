@@ -1,4 +1,4 @@
-//! `stickslip run CASE --vtk`: a scene's run (2D or 3D) as ParaView reads it
+//! `stickslip run CASE --vtk`: a scene's run (2D or 3D) or the slope's as ParaView reads it
 //! (docs/looking_at_a_run.md). Into the output directory's folder [`VTK_DIR`] go one XML
 //! UnstructuredGrid (`frame_NNNNN.vtu`, NNNNN the step) per written frame, every
 //! `--vtk-stride`-th step with the first and the last always, holding every body's mesh (2D
@@ -9,9 +9,10 @@
 //!
 //! Point data (per mesh node): `displacement` (x − X from the mesh at t = 0, m), `velocity`
 //! (m/s), `mass` (lumped, kg), `contact_force` (the barrier's normal forces of the contact pairs
-//! within d̂ in this state, as `contacts.csv` has them, each spread over its stencil's nodes by
-//! their weights βⱼ, N), `friction_force` (the lagged friction forces of the step that ended in
-//! this state, spread the same way, N) and `contact_state` (0 free, 1 stick, 2 slide,
+//! within d̂ in this state, as a scene's `contacts.csv` has them, each spread over its stencil's
+//! nodes by their weights βⱼ, N; read from the simulation when a frame is written, so nothing
+//! is kept between frames), `friction_force` (the lagged friction forces of the step that ended
+//! in this state, spread the same way, N) and `contact_state` (0 free, 1 stick, 2 slide,
 //! 3 transition: the regime of the pair pressing hardest on the node, by `contacts.csv`'s rule).
 //! An affine body's contacts act on vertices embedded in its four control nodes, not on its
 //! mesh nodes: its nodes carry NaN forces and state −1. Cell data (per element): `J` (det F, the
@@ -27,8 +28,11 @@ use vtkio::model::{
 
 use crate::app::output::{OutputError, StagedDir, io};
 use crate::console::BadOption;
+use crate::contact::{ContactPoint, PairDistance};
 use crate::energy::Vector;
-use crate::run::multibody::{ContactRow, ContactState, RunScene, Runner};
+use crate::run::multibody::{ContactRow, ContactState, RunScene, Runner, push_contact_rows};
+use crate::scene::body::BodyHandle;
+use crate::solver::Simulation;
 
 /// The folder of the VTK output inside the output directory.
 pub const VTK_DIR: &str = "vtk";
@@ -66,6 +70,30 @@ pub trait VtkScene<const D: usize>: RunScene<D> {
     /// The obstacles as VTK cells, a half-space's over the box `lo`..`hi` (m) the bodies took
     /// up.
     fn obstacle_cells(&self, lo: &Vector<D>, hi: &Vector<D>) -> ObstacleCells;
+}
+
+/// A 2D mesh whose nodes are the state vector's (the slope's square) as a body of the frames.
+pub struct MeshBody<'a>(pub &'a crate::scene::Mesh);
+
+impl crate::scene::body::Body<2> for MeshBody<'_> {
+    fn name(&self) -> &str {
+        "square"
+    }
+
+    fn place<'a>(
+        &self,
+        x: &'a [crate::energy::Vec2],
+    ) -> std::borrow::Cow<'a, [crate::energy::Vec2]> {
+        std::borrow::Cow::Borrowed(x)
+    }
+
+    fn elements(&self) -> usize {
+        self.0.triangles.len()
+    }
+
+    fn inverted_elements(&self, x: &[crate::energy::Vec2]) -> usize {
+        self.0.inverted_triangles(x)
+    }
 }
 
 /// The steps `--vtk-stride` (`stride`, steps) writes of a run of `steps` steps: every
@@ -297,23 +325,43 @@ pub struct VtkFrames<const D: usize> {
     hi: Vector<D>,
     /// The frames written: time, s, and file name.
     frames: Vec<(f64, String)>,
-    /// Where the current state's rows start in the runner's contact rows.
-    cursor: usize,
+    /// The barrier's reach d̂, m: the pairs within it are a state's contact rows.
+    dhat: f64,
+    /// Smoothed friction's ε_v, m/s: the stick/slide rule.
+    eps_v: f64,
+    /// A state's pairs, contact rows and friction contacts (buffers kept between frames).
+    pairs: Vec<PairDistance<D>>,
+    rows: Vec<ContactRow<D>>,
+    friction: Vec<ContactPoint<D>>,
+}
+
+/// A body of a frame: where its state is, its mesh's elements (D + 1 of its mesh's nodes each,
+/// one after another) and its mesh nodes' lumped masses, kg.
+pub struct FrameBody<'a, const D: usize> {
+    /// The body and its nodes in the state vector.
+    pub handle: BodyHandle<'a, D>,
+    /// Its elements: triangles in 2D, tetrahedra in 3D, in the numbering of its placed mesh.
+    pub elements: Vec<usize>,
+    /// Its mesh nodes' masses, kg.
+    pub masses: &'a [f64],
 }
 
 impl<const D: usize> VtkFrames<D> {
-    /// The output of `runner` (at t = 0, recording its contacts) every `stride`-th step, into
-    /// `staged`'s [`VTK_DIR`] (created here).
-    pub fn new<S: VtkScene<D>>(
-        runner: &Runner<S, D>,
+    /// The frames of a run of `steps` steps of `sim` (at t = 0) with `bodies`, every
+    /// `stride`-th step and the last, its contact rows the pairs within `dhat` (m) and its
+    /// states by `eps_v` (m/s), into `staged`'s [`VTK_DIR`] (created here).
+    pub fn new(
+        sim: &Simulation<D>,
+        bodies: &[FrameBody<D>],
         stride: usize,
+        steps: usize,
+        (dhat, eps_v): (f64, f64),
         staged: &StagedDir,
     ) -> Result<Self, OutputError> {
         staged.create_dir(VTK_DIR)?;
-        let sim = &runner.sim;
         let mut frames = VtkFrames {
             stride,
-            steps: runner.total_steps(),
+            steps,
             rest: Vec::new(),
             first_point: Vec::new(),
             own_nodes: Vec::new(),
@@ -326,20 +374,22 @@ impl<const D: usize> VtkFrames<D> {
             lo: Vector::<D>::repeat(f64::INFINITY),
             hi: Vector::<D>::repeat(f64::NEG_INFINITY),
             frames: Vec::new(),
-            cursor: 0,
+            dhat,
+            eps_v,
+            pairs: Vec::new(),
+            rows: Vec::new(),
+            friction: Vec::new(),
         };
-        for k in 0..runner.scene.body_count() {
-            let body = runner.body(k);
-            let placed = body.positions(sim);
+        for (k, body) in bodies.iter().enumerate() {
+            let placed = body.handle.positions(sim);
             let own = matches!(placed, std::borrow::Cow::Borrowed(_));
             let first = frames.rest.len();
             if own {
-                for (i, node) in body.nodes.clone().enumerate() {
+                for (i, node) in body.handle.nodes.clone().enumerate() {
                     frames.point_of[node] = Some(first + i);
                 }
             }
-            let per = D + 1;
-            for element in runner.scene.element_nodes(k).chunks_exact(per) {
+            for element in body.elements.chunks_exact(D + 1) {
                 let p: Vec<Vector<D>> = element.iter().map(|&i| placed[i]).collect();
                 frames.rest_measure.push(signed_measure(&p));
                 frames
@@ -350,7 +400,7 @@ impl<const D: usize> VtkFrames<D> {
                     .element_body
                     .push(i32::try_from(k).unwrap_or(i32::MAX));
             }
-            frames.mass.extend_from_slice(runner.scene.node_masses(k));
+            frames.mass.extend_from_slice(body.masses);
             frames.rest.extend_from_slice(&placed);
             frames.first_point.push(first);
             frames.own_nodes.push(own);
@@ -358,35 +408,84 @@ impl<const D: usize> VtkFrames<D> {
         Ok(frames)
     }
 
-    /// Writes the frame of `runner`'s current state if its step is one to write; moves past the
-    /// state's contact rows either way.
-    pub fn after_step<S: VtkScene<D>>(
+    /// The frames of a scene's run `runner` (at t = 0).
+    pub fn of_scene<S: VtkScene<D>>(
+        runner: &Runner<S, D>,
+        stride: usize,
+        staged: &StagedDir,
+    ) -> Result<Self, OutputError> {
+        let scene = &runner.scene;
+        let bodies: Vec<FrameBody<D>> = (0..scene.body_count())
+            .map(|k| FrameBody {
+                handle: runner.body(k),
+                elements: scene.element_nodes(k),
+                masses: scene.node_masses(k),
+            })
+            .collect();
+        let settings = scene.settings();
+        let reach = (settings.barrier.dhat, settings.eps_v);
+        Self::new(
+            &runner.sim,
+            &bodies,
+            stride,
+            runner.total_steps(),
+            reach,
+            staged,
+        )
+    }
+
+    /// Whether step `step`'s frame is one to write.
+    pub fn wants(&self, step: usize) -> bool {
+        written(step, self.stride, self.steps)
+    }
+
+    /// Writes the frame of a scene's run `runner` now, if its step is one to write.
+    pub fn scene_step<S: VtkScene<D>>(
         &mut self,
         runner: &Runner<S, D>,
         staged: &StagedDir,
     ) -> Result<(), OutputError> {
-        let step = runner.sim.step;
-        let rows = &runner.contact_rows[self.cursor.min(runner.contact_rows.len())..];
-        self.cursor = runner.contact_rows.len();
-        if !written(step, self.stride, self.steps) {
+        if !self.wants(runner.sim.step) {
             return Ok(());
         }
+        let bodies: Vec<BodyHandle<D>> = (0..runner.scene.body_count())
+            .map(|k| runner.body(k))
+            .collect();
+        self.write(&runner.sim, &bodies, staged)
+    }
+
+    /// Writes the frame of `sim`'s current state with `bodies` (the order of
+    /// [`VtkFrames::new`]'s): the contact rows are the pairs within d̂ now, as a scene's
+    /// `contacts.csv` has them ([`push_contact_rows`]), and the friction contacts those of the
+    /// step that ended here ([`Simulation::contacts`]).
+    pub fn write(
+        &mut self,
+        sim: &Simulation<D>,
+        bodies: &[BodyHandle<D>],
+        staged: &StagedDir,
+    ) -> Result<(), OutputError> {
+        let step = sim.step;
+        self.pairs.clear();
+        if let Some(c) = sim.contact() {
+            c.distances(&sim.x, &mut self.pairs);
+        }
+        self.rows.clear();
+        push_contact_rows(sim.time(), self.dhat, &self.pairs, &sim.v, &mut self.rows);
+        sim.contacts(&mut self.friction);
         let name = format!("frame_{step:05}.vtu");
-        let vtk = self.frame(runner, rows);
+        let vtk = self.frame(sim, bodies);
         staged.write(&format!("{VTK_DIR}/{name}"), |path| export(path, vtk))?;
-        self.frames.push((runner.sim.time(), name));
+        self.frames.push((sim.time(), name));
         Ok(())
     }
 
-    fn frame<S: VtkScene<D>>(&mut self, runner: &Runner<S, D>, rows: &[ContactRow<D>]) -> Vtk {
-        let sim = &runner.sim;
+    fn frame(&mut self, sim: &Simulation<D>, bodies: &[BodyHandle<D>]) -> Vtk {
         let n = self.rest.len();
         let mut points = Vec::with_capacity(3 * n);
         let mut displacement = Vec::with_capacity(3 * n);
         let mut velocity = Vec::with_capacity(3 * n);
         let mut now: Vec<Vector<D>> = Vec::with_capacity(n);
-        for k in 0..self.first_point.len() {
-            let body = runner.body(k);
+        for (k, body) in bodies.iter().enumerate() {
             let x = body.positions(sim);
             let v = body.body.place(body.of(&sim.v));
             for (i, (p, u)) in x.iter().zip(v.iter()).enumerate() {
@@ -415,8 +514,8 @@ impl<const D: usize> VtkFrames<D> {
                 }
             }
         }
-        let eps_v = runner.scene.settings().eps_v;
-        for r in rows {
+        let eps_v = self.eps_v;
+        for r in &self.rows {
             let f = xyz(&(r.normal * r.normal_force));
             let regime = match ContactState::of_slip(r.slip.norm(), eps_v) {
                 ContactState::Stick => STATE_STICK,
@@ -436,7 +535,7 @@ impl<const D: usize> VtkFrames<D> {
                 }
             }
         }
-        for c in runner.friction_contacts() {
+        for c in &self.friction {
             let f = xyz(&c.friction_force);
             for j in 0..c.len {
                 let Some(i) = self.point_of.get(c.nodes[j]).copied().flatten() else {
@@ -489,10 +588,15 @@ impl<const D: usize> VtkFrames<D> {
         self.frames.len()
     }
 
-    /// Writes the obstacles' file (half-spaces over the bodies' extent in the frames written)
-    /// and the collection, after the last frame.
-    pub fn finish<S: VtkScene<D>>(&self, scene: &S, staged: &StagedDir) -> Result<(), OutputError> {
-        let obstacles = scene.obstacle_cells(&self.lo, &self.hi);
+    /// Writes the obstacles' file and the collection, after the last frame: `obstacles` gives
+    /// the obstacles' cells, a half-space's over the box (m) the bodies took up in the frames
+    /// written.
+    pub fn finish(
+        &self,
+        obstacles: impl FnOnce(&Vector<D>, &Vector<D>) -> ObstacleCells,
+        staged: &StagedDir,
+    ) -> Result<(), OutputError> {
+        let obstacles = obstacles(&self.lo, &self.hi);
         let with_obstacles = !obstacles.is_empty();
         if with_obstacles {
             let vtk = obstacles.into_vtk();

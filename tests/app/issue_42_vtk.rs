@@ -1,11 +1,12 @@
-//! Issue 42, item 1 (ParaView output): `run CASE --vtk` on a 2D and a 3D scene writes
-//! `vtk/run.pvd` and one `.vtu` per written step, read back here by `vtkio`'s XML reader (not
-//! the path that writes them) and checked against what the run writes in its other files:
+//! Issue 42, item 1 (ParaView output): `run CASE --vtk` on a 2D and a 3D scene and the slope
+//! writes `vtk/run.pvd` and one `.vtu` per written step, read back here by `vtkio`'s XML reader
+//! (not the path that writes them) and checked against what the run writes in its other files:
 //! the frames' times are `trajectory.csv`'s, the points are the bodies' nodes of
 //! `summary.json`, a body's mass-weighted centroid and mean velocity from the frame are
 //! `trajectory.csv`'s, its net contact force is the sum of its pairs in `contacts.csv` (the
 //! forces between two bodies cancel, Newton's third law), and a node in contact appears in a
-//! pair of that step. Bad strides are refused with exit 2 before anything is written, and the
+//! pair of that step; the slope's contact forces push across its segment in `obstacles.vtu`.
+//! Bad strides are refused with exit 2 before anything is written, and the
 //! `vtk/` folder is replaced and guarded like every other output file.
 
 use std::collections::BTreeMap;
@@ -305,6 +306,75 @@ fn the_stride_writes_every_kth_step_and_the_last() {
     assert_eq!(vtus, want.len());
 }
 
+#[test]
+fn the_slope_read_back_equals_its_trajectory_and_presses_along_its_normal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    // 2 s at h = 10 ms: the square has landed.
+    let o = run(
+        "slope_mu0.11.toml",
+        "2",
+        &out,
+        &["--vtk", "--vtk-stride", "40"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (header, rows) = csv(&out.join("trajectory.csv"));
+    let frames = collection(&out.join("vtk/run.pvd"));
+    let steps: Vec<usize> = (0..rows.len()).filter(|s| s % 40 == 0).collect();
+    assert_eq!(frames.len(), steps.len());
+    // The slope as the obstacles' one segment: its direction, and the side the square is on.
+    let slope = read_vtu(&out.join("vtk/obstacles.vtu"));
+    let ends = floats(slope.points.clone());
+    let along = [ends[3] - ends[0], ends[4] - ends[1]];
+    let mut pressed = 0;
+    for ((t, file), &s) in frames.iter().zip(&steps) {
+        assert_eq!(*t, rows[s][0].parse::<f64>().unwrap());
+        let piece = read_vtu(&out.join("vtk").join(file));
+        let x = floats(piece.points.clone());
+        let v = floats(array(&piece.data.point, "velocity"));
+        let f = floats(array(&piece.data.point, "contact_force"));
+        let n = piece.num_points();
+        // The slope's trajectory.csv has the nodes' plain mean (runner.rs, `centroid`).
+        for (a, name) in ["centroid_x_m", "centroid_y_m"].iter().enumerate() {
+            let c = (0..n).map(|p| x[3 * p + a]).sum::<f64>() / n as f64;
+            let want: f64 = rows[s][column(&header, name)].parse().unwrap();
+            assert!(
+                (c - want).abs() <= 1e-12 * (want.abs() + 1.0),
+                "{file}: {name}"
+            );
+        }
+        for (a, name) in ["centroid_vx_m_per_s", "centroid_vy_m_per_s"]
+            .iter()
+            .enumerate()
+        {
+            let c = (0..n).map(|p| v[3 * p + a]).sum::<f64>() / n as f64;
+            let want: f64 = rows[s][column(&header, name)].parse().unwrap();
+            assert!(
+                (c - want).abs() <= 1e-12 * (want.abs() + 1.0),
+                "{file}: {name}"
+            );
+        }
+        // Every node's contact force is the slope's push: across the segment, towards the
+        // square (whose nodes are all on one side of it).
+        for p in 0..n {
+            let (fx, fy) = (f[3 * p], f[3 * p + 1]);
+            let across = fx * along[0] + fy * along[1];
+            let size = (fx * fx + fy * fy).sqrt();
+            assert!(
+                across.abs() <= 1e-9 * size,
+                "{file}: node {p} along the slope"
+            );
+            let side = (x[3 * p] - ends[0]) * along[1] - (x[3 * p + 1] - ends[1]) * along[0];
+            let push = fx * along[1] - fy * along[0];
+            assert!(push * side >= 0.0, "{file}: node {p} pushed off the slope");
+            if size > 0.0 {
+                pressed += 1;
+            }
+        }
+    }
+    assert!(pressed > 0, "the square lands");
+}
+
 /// Exit code 2, one line on stderr saying every one of `needles`, and nothing at `out`.
 fn assert_refused(o: &Output, out: &Path, needles: &[&str], what: &str) {
     let err = stderr(o);
@@ -366,8 +436,26 @@ fn bad_strides_and_kinds_are_refused_before_anything_is_written() {
         &["--vtk-stride", "with --vtk"],
         "stride without --vtk",
     );
-    let o = run("slope_mu0.11.toml", "0.05", &out, &["--vtk"]);
-    assert_refused(&o, &out, &["--vtk", "scene cases"], "the slope");
+    // The slope: 0.05 s at h = 10 ms is 5 steps.
+    let o = run(
+        "slope_mu0.11.toml",
+        "0.05",
+        &out,
+        &["--vtk", "--vtk-stride", "6"],
+    );
+    assert_refused(
+        &o,
+        &out,
+        &["--vtk-stride", "5 steps"],
+        "the slope: stride past the run",
+    );
+    let o = run("slope_mu0.11.toml", "0.05", &out, &["--vtk-stride", "1"]);
+    assert_refused(
+        &o,
+        &out,
+        &["--vtk-stride", "with --vtk"],
+        "the slope: without --vtk",
+    );
     let o = run("football.toml", "0.05", &out, &["--vtk"]);
     assert_refused(&o, &out, &["--vtk", "scene cases"], "a rigid ellipsoid");
     let o = run("bounce.toml", "0.05", &out, &["--vtk"]);

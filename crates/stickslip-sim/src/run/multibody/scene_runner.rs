@@ -198,13 +198,6 @@ impl<S: RunScene<D>, const D: usize> Runner<S, D> {
         BodyHandle::new(self.scene.body(k), S::nodes(&self.layout, k))
     }
 
-    /// The lagged friction contacts of the step that ended in the current state
-    /// ([`Simulation::contacts`], refreshed with every row): their friction forces, N, on the
-    /// relative motion (on stencil node j: βⱼ times it).
-    pub fn friction_contacts(&self) -> &[ContactPoint<D>] {
-        &self.contacts
-    }
-
     /// Steps in all.
     pub fn total_steps(&self) -> usize {
         self.steps
