@@ -121,3 +121,18 @@ def test_a_bad_stride_is_refused_and_nothing_written(cli, tmp_path):
     assert done.returncode == 2
     assert "--vtk-stride" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_polyline_is_its_segments(cli, tmp_path, repo):
+    import tomllib
+
+    out = tmp_path / "run"
+    case = repo / "cases" / "pile_in_trough.toml"
+    done = run_cli(cli, "run", str(case), "--gpu", "off", "--duration", "0.02", "--out", str(out), "--vtk")
+    assert done.returncode == 0, done.stderr
+    points = tomllib.loads(case.read_text())["obstacles"]["trough"]["points"]
+    obstacles = meshio.read(out / "vtk" / "obstacles.vtu")
+    lines = obstacles.cells_dict["line"].astype(np.int64)
+    segments = [[list(obstacles.points[i, :2]) for i in line] for line in lines]
+    assert segments == [[points[k], points[k + 1]] for k in range(len(points) - 1)]
+    assert np.all(obstacles.points[:, 2] == 0.0)
