@@ -18,6 +18,7 @@
 //! mesh nodes: its nodes carry NaN forces and state −1. Cell data (per element): `J` (det F, the
 //! element's signed area or volume over its value at t = 0) and `body` (the body's number).
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
@@ -29,9 +30,9 @@ use vtkio::model::{
 use crate::app::output::{OutputError, StagedDir, io};
 use crate::console::BadOption;
 use crate::contact::{ContactPoint, PairDistance};
-use crate::energy::Vector;
+use crate::energy::{Vec2, Vector};
 use crate::run::multibody::{ContactRow, ContactState, RunScene, Runner, push_contact_rows};
-use crate::scene::body::BodyHandle;
+use crate::scene::body::{Body, BodyHandle};
 use crate::solver::Simulation;
 
 /// The folder of the VTK output inside the output directory.
@@ -75,23 +76,20 @@ pub trait VtkScene<const D: usize>: RunScene<D> {
 /// A 2D mesh whose nodes are the state vector's (the slope's square) as a body of the frames.
 pub struct MeshBody<'a>(pub &'a crate::scene::Mesh);
 
-impl crate::scene::body::Body<2> for MeshBody<'_> {
+impl Body<2> for MeshBody<'_> {
     fn name(&self) -> &str {
         "square"
     }
 
-    fn place<'a>(
-        &self,
-        x: &'a [crate::energy::Vec2],
-    ) -> std::borrow::Cow<'a, [crate::energy::Vec2]> {
-        std::borrow::Cow::Borrowed(x)
+    fn place<'a>(&self, x: &'a [Vec2]) -> Cow<'a, [Vec2]> {
+        Cow::Borrowed(x)
     }
 
     fn elements(&self) -> usize {
         self.0.triangles.len()
     }
 
-    fn inverted_elements(&self, x: &[crate::energy::Vec2]) -> usize {
+    fn inverted_elements(&self, x: &[Vec2]) -> usize {
         self.0.inverted_triangles(x)
     }
 }
@@ -300,7 +298,7 @@ fn signed_measure<const D: usize>(p: &[Vector<D>]) -> f64 {
     }
 }
 
-/// A scene's VTK frames being written through its run's [`StagedDir`].
+/// A run's VTK frames (a scene's or the slope's) being written through its [`StagedDir`].
 pub struct VtkFrames<const D: usize> {
     stride: usize,
     steps: usize,
@@ -382,7 +380,7 @@ impl<const D: usize> VtkFrames<D> {
         };
         for (k, body) in bodies.iter().enumerate() {
             let placed = body.handle.positions(sim);
-            let own = matches!(placed, std::borrow::Cow::Borrowed(_));
+            let own = matches!(placed, Cow::Borrowed(_));
             let first = frames.rest.len();
             if own {
                 for (i, node) in body.handle.nodes.clone().enumerate() {
