@@ -13,12 +13,16 @@ use crate::app::rigid_command::{self, RigidCommandError};
 use crate::app::scene_command::{self, SceneCommandError};
 use crate::app::scene_plot;
 use crate::app::sweep_command::{self, SweepCommandError};
+use crate::app::vtk_output::{
+    COLLECTION, FrameBody, MeshBody, ObstacleCells, VTK_DIR, VtkFrames, check_stride,
+};
 use crate::console::{BadOption, EmitError, Progress, check_overrides, check_positive, emit};
 use crate::cross_check::impulse_law::{ImpulseBackend, SharedBackend};
 use crate::cross_check::{CrossCheck, CrossCheckReport};
 use crate::gpu::{self, GpuError, GpuMode};
 use crate::number_format::Short;
 use crate::run::runner::{self, RunError, RunOptions, Runner, Summary};
+use crate::scene::body::BodyHandle;
 use crate::scene::builtin::BUILTIN_CASES;
 use crate::scene::{CaseError, CaseKind, Override, Scene};
 use crate::view::{self, ViewArgs, ViewError};
@@ -118,6 +122,15 @@ pub struct RunArgs {
     /// Also write contacts.csv: every contact pair within d̂ at every step (scene cases).
     #[arg(long)]
     pub contacts: bool,
+    /// Also write ParaView frames: vtk/run.pvd indexing one vtk/frame_NNNNN.vtu per written
+    /// step, with displacement, velocity, contact and friction forces and stick/slide state per
+    /// node and J per element (scene cases and the slope; docs/looking_at_a_run.md).
+    #[arg(long)]
+    pub vtk: bool,
+    /// With --vtk: write every K-th step's frame (the first and last always), 1 ≤ K ≤ the run's
+    /// steps.
+    #[arg(long, value_name = "K")]
+    pub vtk_stride: Option<usize>,
 }
 
 /// `stickslip check`.
@@ -459,6 +472,16 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
         )
         .into());
     }
+    if (args.vtk || args.vtk_stride.is_some())
+        && !matches!(kind, CaseKind::Scene | CaseKind::SlopeSquare)
+    {
+        return Err(BadOption::new(
+            if args.vtk { "--vtk" } else { "--vtk-stride" },
+            "applies to scene cases (kind = \"scene\", 2D and 3D) and the slope; not yet to the bounce or a rigid ellipsoid",
+            "given",
+        )
+        .into());
+    }
     match kind {
         CaseKind::SlopeSquare => {}
         CaseKind::RigidEllipsoid => {
@@ -482,6 +505,8 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
                 set: &args.case.set,
                 contacts: args.contacts,
                 gpu: args.case.gpu,
+                vtk: args.vtk,
+                vtk_stride: args.vtk_stride,
             };
             let text = crate::scene::case_file::read_case_file(&args.case.case)
                 .map_err(SceneCommandError::from)?;
@@ -497,6 +522,10 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
         CaseKind::Bounce => {}
     }
     let (scene, opts) = args.case.load()?;
+    check_vtk_options(
+        args,
+        scene.steps_for(opts.duration.unwrap_or(scene.duration)),
+    )?;
     let out = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("out").join(
             args.case
@@ -522,12 +551,45 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
     let mut runner = Runner::new(scene, &opts)?;
     let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
     write_frame(&runner)?;
+    let mut vtk = match args.vtk {
+        true => Some(slope_frames(
+            &runner,
+            args.vtk_stride.unwrap_or(1),
+            &staged,
+        )?),
+        false => None,
+    };
+    let mut write_vtk = |r: &Runner| -> Result<(), CliError> {
+        if let Some(v) = vtk.as_mut().filter(|v| v.wants(r.sim.step)) {
+            let body = MeshBody(&r.mesh);
+            let nodes = 0..r.mesh.x0.len();
+            v.write(&r.sim, &[BodyHandle::new(&body, &nodes)], &staged)?;
+        }
+        Ok(())
+    };
+    write_vtk(&runner)?;
     runner::drive(&mut runner, Some(&mut check), |r: &Runner| {
         write_frame(r)?;
+        write_vtk(r)?;
         progress.update(r.sim.step);
         Ok::<(), CliError>(())
     })?;
     progress.finish();
+    let written = match &vtk {
+        Some(v) => {
+            let slope = &runner.scene;
+            v.finish(
+                |lo, hi| {
+                    let mut cells = ObstacleCells::default();
+                    cells.push_half_space(&slope.normal, &slope.point, lo, hi, 1);
+                    cells
+                },
+                &staged,
+            )?;
+            Some(v.written())
+        }
+        None => None,
+    };
     let summary = runner.summary(Some(check.finish()));
     staged.write("trajectory.csv", |path| {
         output::write_trajectory(path, &runner.rows)
@@ -538,7 +600,7 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
     if let Some(c) = &summary.cross_check {
         emit(&format!("\n{c}\n"))?;
     }
-    Ok(emit(&format!(
+    emit(&format!(
         "\nwrote {}/trajectory.csv and summary.json{}\n",
         dir.display(),
         if args.obj {
@@ -546,7 +608,55 @@ fn run_command(args: &RunArgs) -> Result<(), CliError> {
         } else {
             String::new()
         }
-    ))?)
+    ))?;
+    if let Some(n) = written {
+        emit(&format!(
+            "wrote {n} ParaView frames: open {}\n",
+            dir.join(VTK_DIR).join(COLLECTION).display()
+        ))?;
+    }
+    Ok(())
+}
+
+/// `--vtk` and `--vtk-stride` of a slope run of `steps` steps: the stride only with `--vtk`,
+/// between 1 and `steps` (the scenes' rule, `scene_command::check_scene_options`).
+fn check_vtk_options(args: &RunArgs, steps: usize) -> Result<(), BadOption> {
+    if args.vtk_stride.is_some() && !args.vtk {
+        return Err(BadOption::new(
+            "--vtk-stride",
+            "applies with --vtk (the steps between ParaView frames)",
+            "given",
+        ));
+    }
+    if args.vtk {
+        check_stride(args.vtk_stride.unwrap_or(1), steps)?;
+    }
+    Ok(())
+}
+
+/// The ParaView frames of the slope's run `runner` (at t = 0): its square, one body whose nodes
+/// are the state vector's, with its lumped masses; the slope its half-space.
+fn slope_frames(
+    runner: &Runner,
+    stride: usize,
+    staged: &StagedDir,
+) -> Result<VtkFrames<2>, OutputError> {
+    let body = MeshBody(&runner.mesh);
+    let nodes = 0..runner.mesh.x0.len();
+    let square = FrameBody {
+        handle: BodyHandle::new(&body, &nodes),
+        elements: runner.mesh.triangles.concat(),
+        masses: &runner.mesh.mass,
+    };
+    let reach = (runner.scene.dhat, runner.scene.eps_v);
+    VtkFrames::new(
+        &runner.sim,
+        &[square],
+        stride,
+        runner.total_steps(),
+        reach,
+        staged,
+    )
 }
 
 fn check_command(args: &CheckArgs) -> Result<(), CliError> {

@@ -23,6 +23,9 @@
 //!   renamed away to `.NAME.old-PID`, the new output renamed in, the old one removed. `run`
 //!   replaces only a run's output, `plot --data` only plotted data; a sweep directory is only
 //!   ever the sweep's.
+//! * A subfolder of an output (`run --vtk`'s `vtk/`) is the output's like its files: the
+//!   marker lists each file in it as `FOLDER/NAME` with its hash, and a replacement checks them
+//!   as it checks the others (anything in it the marker does not list is refused).
 //! * Anything else is refused: a file, a link, a directory holding anything stickslip did not
 //!   write, a previous output one of whose files was changed since it was written (or is now a
 //!   link or a directory) or whose marker records no hashes (versions before they were
@@ -188,7 +191,8 @@ pub struct Marker {
     /// The case kind it was written for.
     #[serde(default)]
     pub kind: Option<String>,
-    /// The files of the directory, by name (the marker itself excluded).
+    /// The files of the directory, by name (the marker itself excluded); a file in a subfolder
+    /// by its path, `FOLDER/NAME`.
     pub files: Vec<String>,
     /// The SHA-256 of each of `files` as written (lowercase hex), by name: a file whose content
     /// no longer matches was changed by someone else and is theirs, and the directory is not
@@ -267,6 +271,50 @@ fn entries(dir: &Path) -> Result<Vec<(String, fs::FileType)>, OutputError> {
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// The entries of `dir` as [`entries`] gives them, except that a directory whose name `listed`
+/// names as the folder of a file (`NAME/…`) is replaced by its own entries, named
+/// `NAME/ENTRY`, recursively: the files of an output's subfolders (`vtk/`) as its marker lists
+/// them. A directory holding nothing the marker lists stays one entry, a directory.
+fn nested_entries(
+    dir: &Path,
+    listed: &[String],
+) -> Result<Vec<(String, fs::FileType)>, OutputError> {
+    let mut out = Vec::new();
+    nest(dir, "", listed, &mut out)?;
+    Ok(out)
+}
+
+fn nest(
+    dir: &Path,
+    prefix: &str,
+    listed: &[String],
+    out: &mut Vec<(String, fs::FileType)>,
+) -> Result<(), OutputError> {
+    for (entry, kind) in entries(dir)? {
+        let name = format!("{prefix}{entry}");
+        let folder = format!("{name}/");
+        if kind.is_dir() && listed.iter().any(|f| f.starts_with(&folder)) {
+            nest(&dir.join(&entry), &folder, listed, out)?;
+        } else {
+            out.push((name, kind));
+        }
+    }
+    Ok(())
+}
+
+/// Every plain file under `dir`, subfolders included, by its path relative to `dir` (`/`
+/// between folders), sorted: what a staged output holds.
+fn files_under(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), OutputError> {
+    for (name, kind) in entries(dir)? {
+        if kind.is_dir() {
+            files_under(&dir.join(&name), &format!("{prefix}{name}/"), out)?;
+        } else {
+            out.push(format!("{prefix}{name}"));
+        }
+    }
+    Ok(())
 }
 
 /// What a directory entry that is not a plain file is, for messages.
@@ -391,6 +439,9 @@ fn classify(target: &Path, by: &WrittenBy) -> Result<Existing, StageError> {
             ));
         }
     }
+    // A subfolder the marker lists files in (`vtk/`) is looked into: its entries are checked
+    // as the top level's are.
+    let found = nested_entries(target, &marker.files)?;
     let previous = format!("holds a previous `stickslip {}` output", by.command);
     // The files it lists, each as written: none turned into something else, none foreign.
     if let Some((name, kind)) = found
@@ -707,6 +758,15 @@ impl StagedDir {
         write(&self.file(name))
     }
 
+    /// Creates the folder `name` (one level, e.g. `vtk`) inside the staging directory, for files
+    /// written as `name/FILE`; the marker lists them by that path and checks them like the
+    /// others when the output is replaced.
+    pub fn create_dir(&self, name: &str) -> Result<(), OutputError> {
+        let _guard = staging_lock();
+        let path = self.file(name);
+        io(&path, fs::create_dir(&path))
+    }
+
     /// Writes the marker and moves the staged directory to the target: a rename when the target
     /// is free or an empty directory, and a replacement when it holds a previous output of the
     /// same command.
@@ -718,7 +778,9 @@ impl StagedDir {
         let mut guard = staging_lock();
         let mut files = Vec::new();
         let mut hashes = BTreeMap::new();
-        for (name, _) in entries(&self.staging)? {
+        let mut staged = Vec::new();
+        files_under(&self.staging, "", &mut staged)?;
+        for name in staged {
             if name != MARKER_FILE && name != STAGING_MARKER {
                 hashes.insert(name.clone(), sha256_hex(&self.staging.join(&name))?);
                 files.push(name);

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use crate::analysis::Summarised;
 use crate::analysis::summary::SceneSummary;
 use crate::app::output::{OutputError, StageError, StagedDir, WrittenBy, io};
+use crate::app::vtk_output::{COLLECTION, ObstacleCells, VTK_DIR, VtkFrames, VtkScene};
 use crate::console::{BadOption, EmitError, Progress, emit, one_line};
+use crate::energy::Vec2;
 use crate::number_format::Short;
 use crate::run::multibody::stepped::run_to_end;
 use crate::run::multibody::{
@@ -38,6 +40,10 @@ pub struct SceneRequest<'a> {
     pub contacts: bool,
     /// `--gpu`: the impulse law's backend for the scene's cross-check.
     pub gpu: crate::gpu::GpuMode,
+    /// `--vtk`: also write the ParaView frames ([`crate::app::vtk_output`]).
+    pub vtk: bool,
+    /// `--vtk-stride`: write every this-many-th step's frame (steps; default 1).
+    pub vtk_stride: Option<usize>,
 }
 
 /// Errors of `stickslip run` on a scene; the CLI maps them to its own.
@@ -113,13 +119,21 @@ pub fn check_scene_options(request: &SceneRequest) -> Result<(), SceneCommandErr
         request.tol_given,
         "does not apply to a scene case (set newton.tol in the case, or --set newton.tol=…)",
     )?;
+    reject(
+        "--vtk-stride",
+        request.vtk_stride.is_some() && !request.vtk,
+        "applies with --vtk (the steps between ParaView frames)",
+    )?;
+    if request.vtk_stride == Some(0) {
+        return Err(BadOption::new("--vtk-stride", "must be at least 1 (steps)", 0).into());
+    }
     Ok(())
 }
 
 /// What `stickslip run` writes and prints for a scene of dimension `D`, beside what every
 /// scene's run shares ([`run_scene_case`]): its options, its trajectory, summary and table, and
-/// (3D) its OBJ frames.
-pub trait SceneOutputs<const D: usize>: Summarised<D> {
+/// (3D) its OBJ frames, and (`--vtk`) its ParaView frames' cells ([`VtkScene`]).
+pub trait SceneOutputs<const D: usize>: Summarised<D> + VtkScene<D> {
     /// What an OBJ frame needs (its boundary surface), when `--obj` is given.
     type Frames;
 
@@ -156,6 +170,11 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
     S::check_options(request)?;
     let scene = S::load(request.case, request.set)?;
     crate::api::check_duration_steps(scene.settings().h, request.duration)?;
+    let settings = scene.settings();
+    let steps = settings.steps_for(request.duration.unwrap_or(settings.duration));
+    if request.vtk {
+        crate::app::vtk_output::check_stride(request.vtk_stride.unwrap_or(1), steps)?;
+    }
     let out = request.out.map(Path::to_path_buf).unwrap_or_else(|| {
         PathBuf::from("out").join(
             request
@@ -187,14 +206,31 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
         staged.write(&name, |path| S::write_frame(path, runner, frames))
     };
     write_frame(&runner)?;
+    let mut vtk = match request.vtk {
+        true => Some(VtkFrames::of_scene(
+            &runner,
+            request.vtk_stride.unwrap_or(1),
+            &staged,
+        )?),
+        false => None,
+    };
+    if let Some(v) = vtk.as_mut() {
+        v.scene_step(&runner, &staged)?;
+    }
     let eps_v = runner.scene.settings().eps_v;
     let check = crate::api::scene_cross_check(&shared, eps_v);
     run_to_end(&mut runner, check, |r| {
         write_frame(r)?;
+        if let Some(v) = vtk.as_mut() {
+            v.scene_step(r, &staged)?;
+        }
         progress.update(r.sim.step);
         Ok::<(), SceneCommandError>(())
     })?;
     progress.finish();
+    if let Some(v) = &vtk {
+        v.finish(|lo, hi| runner.scene.obstacle_cells(lo, hi), &staged)?;
+    }
     let summary = S::summary(&runner);
     staged.write("trajectory.csv", |path| write_trajectory(path, &runner))?;
     staged.write("summary.json", |path| {
@@ -210,6 +246,13 @@ pub fn run_scene_case<S: SceneOutputs<D>, const D: usize>(
     let dir = staged.commit()?;
     emit(&S::table(&summary))?;
     emit(&S::wrote(&dir, request, &summary))?;
+    if let Some(v) = &vtk {
+        emit(&format!(
+            "wrote {} ParaView frames: open {}\n",
+            v.written(),
+            dir.join(VTK_DIR).join(COLLECTION).display()
+        ))?;
+    }
     let (case, physicality) = S::outcome(&summary);
     physical_or_error(case, physicality, &dir)
 }
@@ -258,6 +301,37 @@ impl SceneOutputs<2> for MultibodyScene {
             " and summary.json"
         };
         format!("\nwrote {}/trajectory.csv{contacts}\n", dir.display())
+    }
+}
+
+impl VtkScene<2> for MultibodyScene {
+    fn element_nodes(&self, k: usize) -> Vec<usize> {
+        self.bodies[k].mesh.triangles.concat()
+    }
+
+    fn node_masses(&self, k: usize) -> &[f64] {
+        &self.bodies[k].mesh.mass
+    }
+
+    fn obstacle_cells(&self, lo: &Vec2, hi: &Vec2) -> ObstacleCells {
+        use crate::scene::multibody::ObstacleShape;
+        let mut cells = ObstacleCells::default();
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let member = self.bodies.len() + i;
+            match &o.shape {
+                ObstacleShape::HalfSpace(h) => {
+                    cells.push_half_space(&h.normal, &h.point, lo, hi, member)
+                }
+                // One line cell a segment: every reader takes lines (meshio has no poly-line).
+                ObstacleShape::Polyline { points, .. } => {
+                    for s in points.windows(2) {
+                        let p = [[s[0].x, s[0].y, 0.0], [s[1].x, s[1].y, 0.0]];
+                        cells.push(vtkio::model::CellType::Line, &p, member);
+                    }
+                }
+            }
+        }
+        cells
     }
 }
 

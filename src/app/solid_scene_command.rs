@@ -10,8 +10,10 @@ use std::path::Path;
 use crate::analysis::solid_summary::SolidSummary;
 use crate::app::output::OutputError;
 use crate::app::scene_command::{SceneCommandError, SceneOutputs, SceneRequest, run_scene_case};
+use crate::app::vtk_output::{ObstacleCells, VtkScene};
 use crate::console::{BadOption, one_line};
 use crate::contact::ContactSurface;
+use crate::energy::Vec3;
 use crate::number_format::Short;
 use crate::run::multibody::solid::SolidRunner;
 use crate::scene::multibody::solid::SolidScene;
@@ -73,6 +75,34 @@ impl SceneOutputs<3> for SolidScene {
                 String::new()
             }
         )
+    }
+}
+
+impl VtkScene<3> for SolidScene {
+    fn element_nodes(&self, k: usize) -> Vec<usize> {
+        self.bodies[k].mesh.tets.concat()
+    }
+
+    fn node_masses(&self, k: usize) -> &[f64] {
+        &self.bodies[k].mesh.mass
+    }
+
+    fn obstacle_cells(&self, lo: &Vec3, hi: &Vec3) -> ObstacleCells {
+        let mut cells = ObstacleCells::default();
+        for (i, (_, h)) in self.obstacles.iter().enumerate() {
+            cells.push_half_space(&h.normal, &h.point, lo, hi, self.bodies.len() + i);
+        }
+        let first = self.first_mesh();
+        for (i, (_, m)) in self.meshes.iter().enumerate() {
+            for t in &m.triangles {
+                let p = t.map(|v| {
+                    let q = m.vertices[v];
+                    [q.x, q.y, q.z]
+                });
+                cells.push(vtkio::model::CellType::Triangle, &p, first + i);
+            }
+        }
+        cells
     }
 }
 

@@ -11,5 +11,6 @@ mod api_entry_points;
 mod cli;
 mod issue_23_nothing_lost;
 mod issue_41_outputs;
+mod issue_42_vtk;
 mod module_cycles;
 mod plot;

@@ -122,6 +122,10 @@ pub struct ContactRow<const D: usize = 2> {
     pub nodes: [usize; crate::contact::MAX_STENCIL],
     /// Nodes in the stencil.
     pub len: usize,
+    /// The stencil's weights βⱼ (dimensionless): the closest points' relative velocity is
+    /// Σⱼ βⱼ vⱼ, and the pair's normal force on node j is βⱼ times its force along its normal.
+    /// Not a column of `contacts.csv`; `run --vtk` spreads the force over the nodes with them.
+    pub weights: [f64; crate::contact::MAX_STENCIL],
     /// Distance, m.
     pub distance: f64,
     /// The barrier's normal force, N (negative on a correction pair).
@@ -148,6 +152,7 @@ pub fn push_contact_rows<const D: usize>(
             members: p.bodies,
             nodes: p.nodes,
             len: p.len,
+            weights: p.weights,
             distance: p.distance,
             normal_force: p.normal_force,
             normal: p.normal,
