@@ -89,11 +89,11 @@ impl VtkScene<3> for SolidScene {
 
     fn obstacle_cells(&self, lo: &Vec3, hi: &Vec3) -> ObstacleCells {
         let mut cells = ObstacleCells::default();
-        for (i, (_, h)) in self.obstacles.iter().enumerate() {
+        for (i, (_, h)) in self.obstacles.half_spaces.iter().enumerate() {
             cells.push_half_space(&h.normal, &h.point, lo, hi, self.bodies.len() + i);
         }
         let first = self.first_mesh();
-        for (i, (_, m)) in self.meshes.iter().enumerate() {
+        for (i, (_, m)) in self.obstacles.meshes.iter().enumerate() {
             for t in &m.triangles {
                 let p = t.map(|v| {
                     let q = m.vertices[v];
