@@ -751,7 +751,7 @@ fn matrix<'py, const D: usize>(
     rows: &[stickslip_sim::energy::Vector<D>],
 ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
     let flat: Vec<f64> = rows.iter().flat_map(|x| x.iter().copied()).collect();
-    Ok(PyArray1::from_vec(py, flat).reshape([rows.len(), D])?)
+    PyArray1::from_vec(py, flat).reshape([rows.len(), D])
 }
 
 /// Every body's mesh positions and velocities now, by name.
