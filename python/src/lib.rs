@@ -21,7 +21,9 @@ use stickslip_sim::console::{BadOption, one_line};
 use stickslip_sim::gpu::{GpuError, GpuMode};
 use stickslip_sim::rigid::run::{EVENTS_HEADER, TRAJECTORY_HEADER as RIGID_HEADER};
 use stickslip_sim::run::multibody::stepped::{SceneSteps, run_to_end};
-use stickslip_sim::run::multibody::{RunScene, Runner as SceneRun, SceneRunError};
+use stickslip_sim::run::multibody::{
+    ContactState, RunScene, Runner as SceneRun, SceneRunError, push_contact_rows,
+};
 use stickslip_sim::run::runner::{self, RunError, Runner};
 use stickslip_sim::scene::multibody::MultibodyScene;
 use stickslip_sim::scene::multibody::drivers::Steer;
@@ -806,6 +808,77 @@ fn trajectory_dict<S: RunScene<D>, const D: usize>(
     Ok(out.into_any().unbind())
 }
 
+/// The contact pairs within d̂ now, as `contacts.csv` has them (pair type, members, distance,
+/// the barrier's normal force, normal, slip, regime by the slip against ε_v), with each pair's
+/// friction force from the friction set of the step that ended here (zero for a pair not in
+/// it): column name -> numpy array or list of str.
+fn contacts_dict<'py, S: RunScene<D>, const D: usize>(
+    py: Python<'py>,
+    runner: &SceneRun<S, D>,
+    member: impl Fn(usize) -> String,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sim = &runner.sim;
+    let mut pairs = Vec::new();
+    if let Some(c) = sim.contact() {
+        c.distances(&sim.x, &mut pairs);
+    }
+    let mut rows = Vec::new();
+    let dhat = runner.scene.settings().barrier.dhat;
+    push_contact_rows(sim.time(), dhat, &pairs, &sim.v, &mut rows);
+    let mut friction = Vec::new();
+    sim.contacts(&mut friction);
+    let eps_v = runner.scene.settings().eps_v;
+    let same = |r: &stickslip_sim::run::multibody::ContactRow<D>,
+                c: &stickslip_sim::contact::ContactPoint<D>| {
+        r.kind == c.kind && r.members == c.bodies && r.nodes[..r.len] == c.nodes[..c.len]
+    };
+    let friction_force: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            friction
+                .iter()
+                .find(|c| same(r, c))
+                .map_or(stickslip_sim::energy::Vector::<D>::zeros(), |c| {
+                    c.friction_force
+                })
+        })
+        .collect();
+    let out = PyDict::new(py);
+    out.set_item("type", rows.iter().map(|r| r.kind).collect::<Vec<_>>())?;
+    out.set_item(
+        "first",
+        rows.iter().map(|r| member(r.members.0)).collect::<Vec<_>>(),
+    )?;
+    out.set_item(
+        "second",
+        rows.iter().map(|r| member(r.members.1)).collect::<Vec<_>>(),
+    )?;
+    out.set_item(
+        "distance",
+        PyArray1::from_vec(py, rows.iter().map(|r| r.distance).collect()),
+    )?;
+    out.set_item(
+        "normal_force",
+        PyArray1::from_vec(py, rows.iter().map(|r| r.normal_force).collect()),
+    )?;
+    out.set_item(
+        "normal",
+        matrix(py, &rows.iter().map(|r| r.normal).collect::<Vec<_>>())?,
+    )?;
+    out.set_item("friction_force", matrix(py, &friction_force)?)?;
+    out.set_item(
+        "slip",
+        matrix(py, &rows.iter().map(|r| r.slip).collect::<Vec<_>>())?,
+    )?;
+    out.set_item(
+        "state",
+        rows.iter()
+            .map(|r| ContactState::of_slip(r.slip.norm(), eps_v).name())
+            .collect::<Vec<_>>(),
+    )?;
+    Ok(out)
+}
+
 /// A scene being stepped (see stickslip.Simulation).
 #[pyclass(module = "stickslip._native")]
 struct Simulation {
@@ -894,6 +967,11 @@ impl Simulation {
             Stepping::Plane(r) => steer(py, r, name, key, value),
             Stepping::Solid(r) => steer(py, r, name, key, value),
         }
+    }
+
+    /// The contact pairs within d̂ now (see contacts_dict): column name -> array or list.
+    fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        with_runner!(&*self.lock(py)?, r => contacts_dict(py, r, |m| r.scene.member_name(m).to_string()))
     }
 
     /// The trajectory's rows so far, as `Case.run()`'s: column name -> numpy array.

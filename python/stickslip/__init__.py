@@ -14,6 +14,9 @@ numbers as the command line (a run's trajectory equals the CLI's ``trajectory.cs
 * :func:`load` reads and validates a case file of any kind that runs (``slope_square``,
   ``scene``, ``rigid_ellipsoid``), with ``--set`` overrides; :meth:`Case.run` runs it and gives a
   :class:`RunResult` (the trajectory as numpy arrays, the verdict, ``summary.json``'s content).
+* :meth:`Case.simulate` gives a :class:`Simulation` of a scene to step from Python
+  (``sim.step()``), reading its bodies, contacts and drivers between steps and changing a
+  driver's anchor velocity, velocity or force.
 * :func:`sweep` runs a sweep file's grid in memory on worker threads and gives the stick–slip
   map as columns (:class:`SweepMap`, ``map.csv``'s content).
 * Bad input raises :class:`InputError` (a ``ValueError``) with the CLI's exit-2 message; a
@@ -38,10 +41,13 @@ from . import _native
 from .errors import InputError, RunError
 
 __all__ = [
+    "Body",
     "Case",
+    "Driver",
     "InputError",
     "RunError",
     "RunResult",
+    "Simulation",
     "SweepMap",
     "load",
     "sweep",
@@ -166,8 +172,189 @@ class Case:
             events=raw["events"],
         )
 
+    def simulate(self) -> "Simulation":
+        """A scene (``kind = "scene"``, 2D or 3D) at t = 0, to step from Python.
+
+        Stepped through its whole duration (``sim.step(n)`` with n the case's steps), its
+        :attr:`Simulation.trajectory` equals :meth:`Case.run`'s bit for bit: the same
+        validation, system and solver. The cross-check of :meth:`Case.run` is not run.
+
+        Raises:
+            InputError: the case is not a scene (a slope or rigid case runs with
+                :meth:`Case.run`), or its system is too large for the solver.
+        """
+        return Simulation(self._native.simulate())
+
     def __repr__(self) -> str:
         return f"<stickslip.Case {self.name!r} ({self.kind}) from {self.path!r}>"
+
+
+@dataclass(frozen=True)
+class Body:
+    """A body of a :class:`Simulation` now.
+
+    Attributes:
+        positions: its mesh's nodes, m: an (n, D) read-only numpy array (an affine body's mesh
+            as its control nodes place it).
+        velocities: their velocities, m/s, (n, D).
+    """
+
+    positions: np.ndarray = field(repr=False)
+    velocities: np.ndarray = field(repr=False)
+
+    @property
+    def centroid(self) -> np.ndarray:
+        """The nodes' plain mean position, m (a scene's trajectory has the mass-weighted one)."""
+        return self.positions.mean(axis=0)
+
+
+@dataclass(frozen=True)
+class Driver:
+    """A driver of a :class:`Simulation` at the last step.
+
+    Attributes:
+        type: ``"spring"``, ``"move"`` or ``"force"``.
+        body: the body it acts on.
+        force: its force on the body at the last step, N (a spring's pull, a prescribed
+            motion's reaction, a constant force), D numbers.
+    """
+
+    type: str
+    body: str
+    force: np.ndarray
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class Simulation:
+    """A scene being stepped; made by :meth:`Case.simulate`.
+
+    >>> sim = stickslip.load("cases/stacked_blocks.toml").simulate()
+    >>> sim.step(100)                       # 100 steps of h
+    >>> sim.t, sim.bodies["upper"].velocities.mean(axis=0)   # doctest: +SKIP
+    >>> sim.set_driver("pull", force=[0.0, 0.0])           # from the next step on
+    >>> sim.contacts()["state"][:3]                        # doctest: +SKIP
+
+    Every method holds the simulation's lock; :meth:`step` releases the GIL while it steps, so
+    simulations on other threads step in parallel, and Ctrl-C stops it between two steps with
+    ``KeyboardInterrupt`` (the steps taken stay taken).
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    def step(self, n: int = 1) -> None:
+        """Takes ``n`` time steps (n >= 1).
+
+        Raises:
+            InputError: n < 1 (nothing is stepped).
+            RunError: a step failed (the CLI's exit 1); the steps before it stay taken.
+            KeyboardInterrupt: Ctrl-C, between two steps.
+        """
+        self._native.step(n)
+
+    @property
+    def t(self) -> float:
+        """The simulated time, s."""
+        return self._native.t
+
+    @property
+    def steps(self) -> int:
+        """The steps taken."""
+        return self._native.steps
+
+    @property
+    def dimension(self) -> int:
+        """The scene's dimension, 2 or 3."""
+        return self._native.dimension
+
+    @property
+    def bodies(self) -> dict[str, Body]:
+        """Every body now, by name (positions and velocities, copies)."""
+        return {
+            name: Body(
+                positions=_read_only(b["positions"]),
+                velocities=_read_only(b["velocities"]),
+            )
+            for name, b in self._native.bodies().items()
+        }
+
+    @property
+    def drivers(self) -> dict[str, Driver]:
+        """Every driver at the last step, by name."""
+        return {
+            name: Driver(type=d["type"], body=d["body"], force=_read_only(d["force"]))
+            for name, d in self._native.drivers().items()
+        }
+
+    def contacts(self) -> dict[str, Any]:
+        """The contact pairs within d̂ now, as ``contacts.csv`` has them, one entry per pair:
+
+        ``type`` (list of str: ``node-half_space``, ``point-edge``, …), ``first`` and
+        ``second`` (the body or obstacle names), ``distance`` (m), ``normal_force`` (the
+        barrier's, N), ``normal`` ((n, D), unit, from the second towards the first),
+        ``friction_force`` ((n, D), N, from the friction set of the step that ended here; zero
+        for a pair not in it), ``slip`` ((n, D), the tangential relative velocity, m/s) and
+        ``state`` (list of str: ``stick``, ``transition`` or ``slide``, the slip against ε_v).
+        """
+        out = dict(self._native.contacts())
+        for key, value in out.items():
+            if isinstance(value, np.ndarray):
+                out[key] = _read_only(value)
+        return out
+
+    def set_driver(
+        self,
+        name: str,
+        *,
+        anchor_velocity: Union[Sequence[float], None] = None,
+        velocity: Union[Sequence[float], None] = None,
+        force: Union[Sequence[float], None] = None,
+    ) -> None:
+        """Changes driver ``name`` from the next step on, continuing from where it is now:
+        a spring's ``anchor_velocity`` (m/s), a prescribed motion's ``velocity`` (m/s) or a
+        constant force's ``force`` (N), D numbers; exactly one, the one its type takes.
+
+        Raises:
+            InputError: no such driver, a change its type does not take, not exactly one
+                change, or not D finite numbers; nothing is changed.
+        """
+        given = {
+            key: value
+            for key, value in (
+                ("anchor_velocity", anchor_velocity),
+                ("velocity", velocity),
+                ("force", force),
+            )
+            if value is not None
+        }
+        if len(given) != 1:
+            raise InputError(
+                "set_driver: give exactly one of anchor_velocity, velocity, force "
+                f"(got {sorted(given) or 'none'})",
+                key="set_driver",
+                rule="exactly one of anchor_velocity, velocity, force",
+            )
+        ((key, value),) = given.items()
+        if isinstance(value, np.ndarray):
+            value = value.tolist()
+        self._native.set_driver(name, key, value)
+
+    @property
+    def trajectory(self) -> dict[str, np.ndarray]:
+        """The rows so far (t = 0 and one per step), as :attr:`RunResult.trajectory`."""
+        columns = self._native.trajectory()
+        for column in columns.values():
+            column.flags.writeable = False
+        return columns
+
+    def __repr__(self) -> str:
+        return f"<stickslip.Simulation {self.dimension}D scene at t = {self.t:g} s, {self.steps} steps>"
 
 
 def load(
