@@ -822,27 +822,13 @@ fn contacts_dict<'py, S: RunScene<D>, const D: usize>(
     if let Some(c) = sim.contact() {
         c.distances(&sim.x, &mut pairs);
     }
-    let mut rows = Vec::new();
-    let dhat = runner.scene.settings().barrier.dhat;
-    push_contact_rows(sim.time(), dhat, &pairs, &sim.v, &mut rows);
     let mut friction = Vec::new();
     sim.contacts(&mut friction);
+    let mut rows = Vec::new();
+    let dhat = runner.scene.settings().barrier.dhat;
+    push_contact_rows(sim.time(), dhat, &pairs, &sim.v, &friction, &mut rows);
     let eps_v = runner.scene.settings().eps_v;
-    let same = |r: &stickslip_sim::run::multibody::ContactRow<D>,
-                c: &stickslip_sim::contact::ContactPoint<D>| {
-        r.kind == c.kind && r.members == c.bodies && r.nodes[..r.len] == c.nodes[..c.len]
-    };
-    let friction_force: Vec<_> = rows
-        .iter()
-        .map(|r| {
-            friction
-                .iter()
-                .find(|c| same(r, c))
-                .map_or(stickslip_sim::energy::Vector::<D>::zeros(), |c| {
-                    c.friction_force
-                })
-        })
-        .collect();
+    let friction_force: Vec<_> = rows.iter().map(|r| r.friction_force).collect();
     let out = PyDict::new(py);
     out.set_item("type", rows.iter().map(|r| r.kind).collect::<Vec<_>>())?;
     out.set_item(

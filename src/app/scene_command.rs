@@ -337,12 +337,10 @@ impl VtkScene<2> for MultibodyScene {
 
 /// The columns of a 2D scene's `contacts.csv`: one row per contact pair within d̂ per step
 /// (docs/scenes.md).
-pub const CONTACTS_HEADER: &str =
-    "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,slip_m_per_s,state";
+pub const CONTACTS_HEADER: &str = "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,slip_m_per_s,state,friction_fx_N,friction_fy_N";
 
 /// The columns of a 3D scene's `contacts.csv`: the 2D ones with the normal's z.
-pub const CONTACTS_HEADER_3D: &str =
-    "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,nz,slip_m_per_s,state";
+pub const CONTACTS_HEADER_3D: &str = "t_s,type,first,second,nodes,distance_m,normal_force_N,nx,ny,nz,slip_m_per_s,state,friction_fx_N,friction_fy_N,friction_fz_N";
 
 /// Writes `contacts.csv` of `rows` ([`CONTACTS_HEADER`] in 2D, [`CONTACTS_HEADER_3D`] in 3D):
 /// `first` and `second` name the bodies or obstacles (`name` of the friction table's number),
@@ -350,7 +348,9 @@ pub const CONTACTS_HEADER_3D: &str =
 /// `slip_m_per_s` the tangential speed of the first primitive's closest point over the
 /// second's, `state` `stick` up to ε_v (`eps_v`, m/s), `slide` from 2 ε_v and `transition`
 /// between ([`ContactState`]: the smoothed friction's coefficient,
-/// `contact::potentials::friction`).
+/// `contact::potentials::friction`), and `friction_fx_N`, `friction_fy_N` (and
+/// `friction_fz_N`) the friction force on the pair's relative motion (N; zero for a pair not in
+/// friction's set: [`ContactRow::friction_force`]).
 pub fn write_contact_rows<'a, const D: usize>(
     path: &Path,
     rows: &[ContactRow<D>],
@@ -367,13 +367,14 @@ pub fn write_contact_rows<'a, const D: usize>(
     for r in rows {
         let nodes: Vec<String> = r.nodes[..r.len].iter().map(usize::to_string).collect();
         let normal: Vec<String> = r.normal.iter().map(f64::to_string).collect();
+        let friction: Vec<String> = r.friction_force.iter().map(f64::to_string).collect();
         let slip = r.slip.norm();
         let state = ContactState::of_slip(slip, eps_v).name();
         io(
             path,
             writeln!(
                 w,
-                "{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{}",
                 r.t,
                 r.kind,
                 name(r.members.0),
@@ -383,7 +384,8 @@ pub fn write_contact_rows<'a, const D: usize>(
                 r.normal_force,
                 normal.join(","),
                 slip,
-                state
+                state,
+                friction.join(",")
             ),
         )?;
     }

@@ -468,8 +468,15 @@ impl<const D: usize> VtkFrames<D> {
             c.distances(&sim.x, &mut self.pairs);
         }
         self.rows.clear();
-        push_contact_rows(sim.time(), self.dhat, &self.pairs, &sim.v, &mut self.rows);
         sim.contacts(&mut self.friction);
+        push_contact_rows(
+            sim.time(),
+            self.dhat,
+            &self.pairs,
+            &sim.v,
+            &self.friction,
+            &mut self.rows,
+        );
         let name = format!("frame_{step:05}.vtu");
         let vtk = self.frame(sim, bodies);
         staged.write(&format!("{VTK_DIR}/{name}"), |path| export(path, vtk))?;

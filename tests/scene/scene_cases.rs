@@ -706,3 +706,106 @@ fn contacts_csv_carries_the_upper_blocks_weight() {
         0.02,
     );
 }
+
+/// `contacts.csv`'s forces (`run --contacts`) are the forces the step balanced: the upper of
+/// the stacked blocks (1 kg) touches only the lower one, so by Newton's second law, at every
+/// step, the rows between them — each pair's barrier force `normal_force_N` along its normal
+/// plus its friction force `friction_f*_N`, on the first primitive, negated on the second —
+/// sum to m₂ (v − v_prev)/h − m₂ g, its momentum change over the step read off
+/// `trajectory.csv`. Each step solves momentum to Newton's tolerance; 1 mN (1e-4 of the
+/// weight) bounds it with room. The normal component is checked from t = 0.1 s, after the
+/// upper block's landing (its first ~30 ms: a row is a pair within d̂ at the step's end, while
+/// friction acts on every pair whose normal force was lagged at the step's start, so in a step
+/// where a pair leaves d̂ its friction is in no row); the tangential one from t = 0.25 s, once
+/// the blocks ride together. Between, while the upper block still slips on the lower, the
+/// friction columns miss the momentum balance by up to 19 mN (1 % of the friction) in 95 of
+/// 600 steps: not explained yet (docs/scenes.md). The friction alone carries the block along
+/// at about the stack's 2 m/s² (SPEC.md §8): not a zero column.
+#[test]
+fn contacts_csv_forces_on_the_upper_block_are_its_momentum_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_stickslip"))
+        .arg("run")
+        .arg(root().join("cases/stacked_blocks.toml"))
+        .args(["--gpu", "off", "--contacts", "--duration", "0.6", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let columns = |text: &str| -> (Vec<String>, Vec<Vec<String>>) {
+        let mut lines = text.lines();
+        let header = lines
+            .next()
+            .unwrap()
+            .split(',')
+            .map(str::to_string)
+            .collect();
+        let rows = lines
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect();
+        (header, rows)
+    };
+    let (th, trajectory) = columns(&std::fs::read_to_string(out.join("trajectory.csv")).unwrap());
+    let tcol = |name: &str| th.iter().position(|h| h == name).unwrap();
+    let (vx, vy) = (tcol("upper.vx_m_per_s"), tcol("upper.vy_m_per_s"));
+    let (ch, contacts) = columns(&std::fs::read_to_string(out.join("contacts.csv")).unwrap());
+    let ccol = |name: &str| ch.iter().position(|h| h == name).unwrap();
+    let (t, first, second, force) = (
+        ccol("t_s"),
+        ccol("first"),
+        ccol("second"),
+        ccol("normal_force_N"),
+    );
+    let (n, f) = (
+        [ccol("nx"), ccol("ny")],
+        [ccol("friction_fx_N"), ccol("friction_fy_N")],
+    );
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    let mut per_step = std::collections::BTreeMap::<u64, [f64; 2]>::new();
+    let mut friction_x = Vec::new();
+    for r in &contacts {
+        let sign = match (r[first].as_str(), r[second].as_str()) {
+            ("upper", "lower") => 1.0,
+            ("lower", "upper") => -1.0,
+            _ => continue,
+        };
+        let total = per_step
+            .entry((num(&r[t]) * 1e6).round() as u64)
+            .or_default();
+        for a in 0..2 {
+            total[a] += sign * (num(&r[force]) * num(&r[n[a]]) + num(&r[f[a]]));
+        }
+        friction_x.push(sign * num(&r[f[0]]));
+    }
+    let h = 1e-3;
+    let mut checked = 0;
+    for (k, row) in trajectory.iter().enumerate().skip(1) {
+        if num(&row[0]) < 0.1 {
+            continue;
+        }
+        let Some(total) = per_step.get(&((num(&row[0]) * 1e6).round() as u64)) else {
+            continue;
+        };
+        let prev = &trajectory[k - 1];
+        let change = [
+            1.0 * (num(&row[vx]) - num(&prev[vx])) / h,
+            1.0 * (num(&row[vy]) - num(&prev[vy])) / h + 1.0 * G_SCENES,
+        ];
+        let riding = num(&row[0]) >= 0.25;
+        for a in [0, 1].into_iter().filter(|&a| a == 1 || riding) {
+            assert!(
+                (total[a] - change[a]).abs() < 1e-3,
+                "t = {}: force {total:?} against momentum change {change:?}",
+                row[0]
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 450, "{checked} steps checked");
+    let pulled: f64 = friction_x.iter().sum();
+    assert!(
+        pulled > 0.0,
+        "the friction on the upper block pulls it along"
+    );
+}

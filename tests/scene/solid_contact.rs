@@ -555,7 +555,10 @@ fn contacts_csv_carries_each_boxs_weight_across_its_pairs() {
             "ny",
             "nz",
             "slip_m_per_s",
-            "state"
+            "state",
+            "friction_fx_N",
+            "friction_fy_N",
+            "friction_fz_N"
         ]
     );
     let theta = THETA_DEG.to_radians();

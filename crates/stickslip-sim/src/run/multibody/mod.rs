@@ -134,29 +134,48 @@ pub struct ContactRow<const D: usize = 2> {
     pub normal: Vector<D>,
     /// The tangential relative velocity of the first's closest point over the second's, m/s.
     pub slip: Vector<D>,
+    /// The friction force on the pair's relative motion, N (on the stencil's node j, βⱼ times
+    /// it): the friction set's of the step that ended in this state (SPEC.md §2's lagged
+    /// force at this x); zero for a pair not in it (no normal force lagged at the step's start).
+    pub friction_force: Vector<D>,
 }
 
 /// Appends to `out` a row at time `t` (s) for every pair of `pairs` within `dhat` (m), with its
-/// slip at the node velocities `v`.
+/// slip at the node velocities `v` and its friction force among `friction` (the friction
+/// set's contacts, `Simulation::contacts`; a pair is the same pair type, members and stencil).
 pub fn push_contact_rows<const D: usize>(
     t: f64,
     dhat: f64,
     pairs: &[PairDistance<D>],
     v: &[Vector<D>],
+    friction: &[ContactPoint<D>],
     out: &mut Vec<ContactRow<D>>,
 ) {
+    let key = |kind: &'static str, members: (usize, usize), nodes: &[usize]| {
+        let mut k = [usize::MAX; crate::contact::MAX_STENCIL];
+        k[..nodes.len()].copy_from_slice(nodes);
+        (kind, members, k)
+    };
+    let forces: std::collections::HashMap<_, Vector<D>> = friction
+        .iter()
+        .map(|c| (key(c.kind, c.bodies, &c.nodes[..c.len]), c.friction_force))
+        .collect();
     for p in pairs.iter().filter(|p| p.distance < dhat) {
         out.push(ContactRow {
             t,
             kind: p.kind,
             members: p.bodies,
             nodes: p.nodes,
-            len: p.len,
             weights: p.weights,
+            len: p.len,
             distance: p.distance,
             normal_force: p.normal_force,
             normal: p.normal,
             slip: p.slip(v),
+            friction_force: forces
+                .get(&key(p.kind, p.bodies, &p.nodes[..p.len]))
+                .copied()
+                .unwrap_or_else(Vector::<D>::zeros),
         });
     }
 }

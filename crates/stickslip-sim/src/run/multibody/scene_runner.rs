@@ -236,7 +236,7 @@ impl<S: RunScene<D>, const D: usize> Runner<S, D> {
         }
         let row = S::row(self, &contacts, &pairs, newton_iterations, final_residual);
         if self.recording {
-            self.push_contact_rows(&pairs);
+            self.push_contact_rows(&pairs, &contacts);
         }
         self.contacts = contacts;
         self.pairs = pairs;
@@ -254,17 +254,21 @@ impl<S: RunScene<D>, const D: usize> Runner<S, D> {
         if let Some(c) = self.sim.contact() {
             c.distances(&self.sim.x, &mut pairs);
         }
-        self.push_contact_rows(&pairs);
+        let contacts = std::mem::take(&mut self.contacts);
+        self.push_contact_rows(&pairs, &contacts);
+        self.contacts = contacts;
         self.pairs = pairs;
     }
 
-    /// Appends `pairs` within d̂ to [`Runner::contact_rows`] at the current state.
-    fn push_contact_rows(&mut self, pairs: &[PairDistance<D>]) {
+    /// Appends `pairs` within d̂ to [`Runner::contact_rows`] at the current state, with their
+    /// friction forces among `friction` (the friction set's contacts).
+    fn push_contact_rows(&mut self, pairs: &[PairDistance<D>], friction: &[ContactPoint<D>]) {
         push_contact_rows(
             self.sim.time(),
             self.scene.settings().barrier.dhat,
             pairs,
             &self.sim.v,
+            friction,
             &mut self.contact_rows,
         );
     }
