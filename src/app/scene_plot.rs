@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
+use crate::analysis::Summarised;
 use crate::analysis::stacked_blocks::StackMembers;
 use crate::app::output::{OutputFile, StageError, StagedDir, WrittenBy};
 use crate::app::plot::{CURVE_WIDTH, PlotArgs, PlotError, plotters_font};
@@ -25,7 +26,7 @@ use crate::console::{BadOption, Progress, emit};
 use crate::energy::Vec2;
 use crate::graphics::{CASE_COLOURS, Rgb, case_colour};
 use crate::number_format::Sig;
-use crate::run::multibody::{SLIP_SPEED_OVER_EPS_V, SceneRunner};
+use crate::run::multibody::{Runner, SLIP_SPEED_OVER_EPS_V, SceneRunner};
 use crate::scene::multibody::MultibodyScene;
 
 /// The grey of a closed-form line.
@@ -528,37 +529,40 @@ pub fn one_scene_case(cases: &[PathBuf]) -> Result<Option<&Path>, PlotError> {
 pub fn plot_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
     check_plot_options(args)?;
     let scene = MultibodyScene::load(case, &args.set)?;
+    plot_run(args, scene, panels, "triangles")
+}
+
+/// Runs `scene` (2D or 3D) for its figure, its outputs checked first and its progress shown,
+/// then writes the figure of `panels` and, with `--data DIR`, the run's `trajectory.csv` and
+/// `summary.json` as `stickslip run` writes them; reports a body that turned inside out
+/// (`elements`: what its elements are called) or penetrated.
+pub(crate) fn plot_run<S: Summarised<D>, const D: usize>(
+    args: &PlotArgs,
+    scene: S,
+    panels: fn(&Runner<S, D>) -> Vec<Panel>,
+    elements: &str,
+) -> Result<(), PlotError> {
     crate::api::check_scene_duration(&scene, args.duration)?;
     let outputs = PlotOutputs::check(args)?;
-    let mut runner = SceneRunner::new(scene, args.duration).map_err(scene_error)?;
-    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
+    let mut runner = Runner::<S, D>::new(scene, args.duration).map_err(PlotError::Scene)?;
+    let name = runner.scene.name().to_string();
+    let mut progress = Progress::new(runner.total_steps(), &name);
     while !runner.done() {
-        runner.step().map_err(scene_error)?;
+        runner.step().map_err(PlotError::Scene)?;
         progress.update(runner.sim.step);
     }
     progress.finish();
     let content = panels(&runner);
-    outputs.finish(
-        args,
-        &runner.scene.name,
-        runner.rows.len() - 1,
-        &content,
-        |staged| {
-            let summary = runner.summary();
-            staged.write("trajectory.csv", |path| {
-                crate::app::scene_command::write_trajectory(path, &runner)
-            })?;
-            Ok(staged.write("summary.json", |path| {
-                crate::app::scene_command::write_summary(path, &summary)
-            })?)
-        },
-    )?;
-    crate::app::plot::report_physicality(
-        &runner.scene.name,
-        &runner.physicality(),
-        "triangles",
-        &args.out,
-    )
+    outputs.finish(args, &name, runner.rows.len() - 1, &content, |staged| {
+        let summary = S::summary(&runner);
+        staged.write("trajectory.csv", |path| {
+            crate::app::scene_command::write_trajectory(path, &runner)
+        })?;
+        Ok(staged.write("summary.json", |path| {
+            crate::app::output::write_json(path, &summary)
+        })?)
+    })?;
+    crate::app::plot::report_physicality(&name, &runner.physicality(), elements, &args.out)
 }
 
 /// The options a scene's figure checks first (2D and 3D): `--duration` finite and > 0, the
@@ -632,8 +636,4 @@ impl PlotOutputs {
             ))
         ))?)
     }
-}
-
-fn scene_error(e: crate::run::multibody::SceneRunError) -> PlotError {
-    PlotError::Scene(e)
 }

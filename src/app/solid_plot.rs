@@ -29,10 +29,8 @@ use crate::analysis::slide_or_tip::TIP_ROTATION_DEG;
 use crate::analysis::slide_spin::SPIN_SLIDE_RATIO;
 use crate::app::plot::{PlotArgs, PlotError};
 use crate::app::scene_plot::{
-    Curve, Panel, PlotOutputs, analytic, breakaway_panels, check_plot_options, level, measured,
-    stacked_panels,
+    Curve, Panel, analytic, breakaway_panels, check_plot_options, level, measured, stacked_panels,
 };
-use crate::console::Progress;
 use crate::energy::Vec3;
 use crate::number_format::Sig;
 use crate::run::multibody::solid::SolidRunner;
@@ -427,37 +425,7 @@ pub fn point_mass_path(
 pub fn plot_solid_scene(args: &PlotArgs, case: &Path) -> Result<(), PlotError> {
     check_plot_options(args)?;
     let scene = SolidScene::load(case, &args.set)?;
-    crate::app::solid_scene_command::check_duration(&scene, args.duration)?;
-    let outputs = PlotOutputs::check(args)?;
-    let mut runner = SolidRunner::new(scene, args.duration).map_err(PlotError::Scene)?;
-    let mut progress = Progress::new(runner.total_steps(), &runner.scene.name.clone());
-    while !runner.done() {
-        runner.step().map_err(PlotError::Scene)?;
-        progress.update(runner.sim.step);
-    }
-    progress.finish();
-    let content = solid_panels(&runner);
-    outputs.finish(
-        args,
-        &runner.scene.name,
-        runner.rows.len() - 1,
-        &content,
-        |staged| {
-            let summary = runner.summary();
-            staged.write("trajectory.csv", |path| {
-                crate::app::scene_command::write_trajectory(path, &runner)
-            })?;
-            Ok(staged.write("summary.json", |path| {
-                crate::app::solid_scene_command::write_summary(path, &summary)
-            })?)
-        },
-    )?;
-    crate::app::plot::report_physicality(
-        &runner.scene.name,
-        &runner.physicality(),
-        "tetrahedra",
-        &args.out,
-    )
+    crate::app::scene_plot::plot_run(args, scene, solid_panels, "tetrahedra")
 }
 
 /// A curve's value at time `t` (linear between its points; tests).
