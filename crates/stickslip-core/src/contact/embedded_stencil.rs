@@ -143,6 +143,18 @@ impl EmbeddedStencil {
         }
     }
 
+    /// Friction's weights over the control nodes (into `out[..count]`, dimensionless): the
+    /// relative velocity Σᵢ βᵢ ẏᵢ of a tangent frame's weights β over the four vertices
+    /// (`contact::TangentFrame`) is Σₖ (Σᵢ βᵢ Wᵢₖ) ẋ_{cₖ}, so β_x = Wᵀ β (SPEC.md §7).
+    pub fn map_weights(&self, beta: &[f64; 4], out: &mut [f64; MAX_CONTROL]) {
+        out.fill(0.0);
+        for (b, wi) in beta.iter().zip(&self.weights) {
+            for k in 0..self.count {
+                out[k] += b * wi[k];
+            }
+        }
+    }
+
     /// `hy` projected to PSD in place, then mapped ([`EmbeddedStencil::map_hessian`]): the
     /// solver's block, PSD.
     pub fn map_projected_hessian(&self, hy: &mut [f64], out: &mut [f64]) {
@@ -390,6 +402,39 @@ mod tests {
                 assert!((ya[i] - (y0[i] + dy[i] * alpha)).norm() < 1e-14);
             }
         }
+    }
+
+    /// Friction's mapped weights give the vertices' relative velocity: Σₖ β_x,k ẋ_{cₖ} equals
+    /// ẏ₀ − Σ wᵢ ẏᵢ of the point and the triangle's closest point, the vertices' velocities
+    /// computed by the map of the control nodes' velocities (a rigid turn of body A, a
+    /// translation of body B).
+    #[test]
+    fn mapped_friction_weights_give_the_relative_velocity() {
+        let (x, pt, _) = scene(true);
+        let omega = Vec3::new(0.3, -0.2, 1.1);
+        let v: Vec<Vec3> = (0..x.len())
+            .map(|k| {
+                if k < 4 {
+                    omega.cross(&x[k])
+                } else {
+                    Vec3::new(0.5, -0.1, 0.0)
+                }
+            })
+            .collect();
+        let vy = pt.positions(&v);
+        let beta = [1.0, -0.2, -0.5, -0.3];
+        let expected = vy[0] - vy[1] * 0.2 - vy[2] * 0.5 - vy[3] * 0.3;
+        let mut bx = [0.0; MAX_CONTROL];
+        pt.map_weights(&beta, &mut bx);
+        let mapped = pt
+            .controls()
+            .iter()
+            .zip(bx)
+            .fold(Vec3::zeros(), |s, (&c, b)| s + v[c] * b);
+        assert!((mapped - expected).norm() < 1e-14, "{mapped} vs {expected}");
+        // The weights of each side sum to its β's sum: 1 for the point, −1 for the triangle.
+        assert!((bx[..4].iter().sum::<f64>() - 1.0).abs() < 1e-14);
+        assert!((bx[4..].iter().sum::<f64>() + 1.0).abs() < 1e-14);
     }
 
     /// More than two bodies' control nodes are refused, not truncated.
