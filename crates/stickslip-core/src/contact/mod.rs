@@ -18,6 +18,9 @@
 //! * [`stage`]: the [`ContactStage`] a system has: its pair sets, the barrier's and friction's
 //!   constants and the friction table; what the Newton loop calls at the start of a step, at
 //!   every iterate and before every line search.
+//! * [`embedded_stencil`]: the linear map from a 3D stencil's vertices to the control nodes
+//!   of the affine bodies they are embedded in (gradient Jᵀ g, Hessian Jᵀ H⁺ J); not yet used
+//!   by a pair type.
 //! * [`obstacles`], [`surface`], [`friction_table`]: what pairs are made from.
 
 pub mod barrier;
@@ -26,6 +29,7 @@ pub mod candidates;
 pub mod ccd;
 pub mod collisions;
 pub mod distance;
+pub mod embedded_stencil;
 pub mod friction_table;
 pub mod obstacles;
 pub mod pair;
