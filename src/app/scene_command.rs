@@ -367,7 +367,12 @@ pub fn write_contact_rows<'a, const D: usize>(
     for r in rows {
         let nodes: Vec<String> = r.nodes[..r.len].iter().map(usize::to_string).collect();
         let normal: Vec<String> = r.normal.iter().map(f64::to_string).collect();
-        let friction: Vec<String> = r.friction_force.iter().map(f64::to_string).collect();
+        // + 0.0: a zero force is written `0`, not `-0`.
+        let friction: Vec<String> = r
+            .friction_force
+            .iter()
+            .map(|f| (f + 0.0).to_string())
+            .collect();
         let slip = r.slip.norm();
         let state = ContactState::of_slip(slip, eps_v).name();
         io(
