@@ -325,7 +325,7 @@ impl VtkScene<2> for MultibodyScene {
                 // One line cell a segment: every reader takes lines (meshio has no poly-line).
                 ObstacleShape::Polyline { points, .. } => {
                     for s in points.windows(2) {
-                        let p = [[s[0].x, s[0].y, 0.0], [s[1].x, s[1].y, 0.0]];
+                        let p = [s[0], s[1]].map(|q| crate::energy::Vec3::new(q.x, q.y, 0.0));
                         cells.push(vtkio::model::CellType::Line, &p, member);
                     }
                 }

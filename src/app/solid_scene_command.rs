@@ -95,10 +95,7 @@ impl VtkScene<3> for SolidScene {
         let first = self.first_mesh();
         for (i, (_, m)) in self.obstacles.meshes.iter().enumerate() {
             for t in &m.triangles {
-                let p = t.map(|v| {
-                    let q = m.vertices[v];
-                    [q.x, q.y, q.z]
-                });
+                let p = t.map(|v| m.vertices[v]);
                 cells.push(vtkio::model::CellType::Triangle, &p, first + i);
             }
         }

@@ -30,7 +30,7 @@ use vtkio::model::{
 use crate::app::output::{OutputError, StagedDir, io};
 use crate::console::BadOption;
 use crate::contact::{ContactPoint, PairDistance};
-use crate::energy::{Vec2, Vector};
+use crate::energy::{Vec2, Vec3, Vector};
 use crate::run::multibody::{ContactRow, ContactState, RunScene, Runner, push_contact_rows};
 use crate::scene::body::{Body, BodyHandle};
 use crate::solver::Simulation;
@@ -125,10 +125,10 @@ pub struct ObstacleCells {
 
 impl ObstacleCells {
     /// Adds a cell of type `kind` through `points` (m) for obstacle `member`.
-    pub fn push(&mut self, kind: CellType, points: &[[f64; 3]], member: usize) {
+    pub fn push(&mut self, kind: CellType, points: &[Vec3], member: usize) {
         let first = (self.points.len() / 3) as u64;
         for p in points {
-            self.points.extend_from_slice(p);
+            self.points.extend(p.iter().copied());
         }
         self.connectivity
             .extend((0..points.len() as u64).map(|i| first + i));
@@ -151,40 +151,36 @@ impl ObstacleCells {
         let n = xyz(normal);
         let o = xyz(point);
         let (lo, hi) = (xyz(lo), xyz(hi));
-        let tangents: Vec<[f64; 3]> = if D == 2 {
-            vec![[-n[1], n[0], 0.0]]
+        let tangents: Vec<Vec3> = if D == 2 {
+            vec![Vec3::new(-n.y, n.x, 0.0)]
         } else {
-            let t1 = unit(cross(
-                n,
-                if n[0].abs() < 0.9 {
-                    [1.0, 0.0, 0.0]
-                } else {
-                    [0.0, 1.0, 0.0]
-                },
-            ));
-            vec![t1, cross(n, t1)]
+            let across = if n.x.abs() < 0.9 {
+                Vec3::x()
+            } else {
+                Vec3::y()
+            };
+            let t1 = n.cross(&across).normalize();
+            vec![t1, n.cross(&t1)]
         };
-        let margin = HALF_SPACE_MARGIN * dist(lo, hi);
+        let margin = HALF_SPACE_MARGIN * (lo - hi).norm();
         let corners = (0..1 << D).map(|c| {
-            let mut p = [0.0; 3];
-            for (a, q) in p.iter_mut().enumerate().take(D) {
-                *q = if c >> a & 1 == 1 { hi[a] } else { lo[a] };
+            let mut p = Vec3::zeros();
+            for a in 0..D {
+                p[a] = if c >> a & 1 == 1 { hi[a] } else { lo[a] };
             }
             p
         });
         let mut range = vec![(f64::INFINITY, f64::NEG_INFINITY); tangents.len()];
         for c in corners {
             for (t, r) in tangents.iter().zip(range.iter_mut()) {
-                let s = dot(sub(c, o), *t);
+                let s = (c - o).dot(t);
                 *r = (r.0.min(s - margin), r.1.max(s + margin));
             }
         }
         let at = |coords: &[f64]| {
             let mut p = o;
             for (t, s) in tangents.iter().zip(coords) {
-                for a in 0..3 {
-                    p[a] += t[a] * s;
-                }
+                p += t * *s;
             }
             p
         };
@@ -218,37 +214,12 @@ impl ObstacleCells {
 }
 
 /// A vector of `D` components as (x, y, z), z = 0 in 2D.
-fn xyz<const D: usize>(v: &Vector<D>) -> [f64; 3] {
-    let mut p = [0.0; 3];
-    for (a, q) in p.iter_mut().enumerate().take(D) {
-        *q = v[a];
+fn xyz<const D: usize>(v: &Vector<D>) -> Vec3 {
+    let mut p = Vec3::zeros();
+    for a in 0..D {
+        p[a] = v[a];
     }
     p
-}
-
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
-    dot(sub(a, b), sub(a, b)).sqrt()
-}
-
-fn unit(a: [f64; 3]) -> [f64; 3] {
-    let l = dot(a, a).sqrt();
-    [a[0] / l, a[1] / l, a[2] / l]
 }
 
 /// An UnstructuredGrid of `points` (x, y, z, m) and cells.
@@ -291,10 +262,9 @@ fn export(path: &Path, vtk: Vtk) -> Result<(), OutputError> {
 fn signed_measure<const D: usize>(p: &[Vector<D>]) -> f64 {
     let e = |i: usize| xyz(&(p[i] - p[0]));
     if D == 2 {
-        let (a, b) = (e(1), e(2));
-        a[0] * b[1] - a[1] * b[0]
+        e(1).cross(&e(2)).z
     } else {
-        dot(e(1), cross(e(2), e(3)))
+        e(1).dot(&e(2).cross(&e(3)))
     }
 }
 
@@ -495,9 +465,9 @@ impl<const D: usize> VtkFrames<D> {
             let v = body.body.place(body.of(&sim.v));
             for (i, (p, u)) in x.iter().zip(v.iter()).enumerate() {
                 let d = p - self.rest[self.first_point[k] + i];
-                points.extend(xyz(p));
-                displacement.extend(xyz(&d));
-                velocity.extend(xyz(u));
+                points.extend(xyz(p).iter().copied());
+                displacement.extend(xyz(&d).iter().copied());
+                velocity.extend(xyz(u).iter().copied());
                 self.lo = self.lo.inf(p);
                 self.hi = self.hi.sup(p);
             }
