@@ -201,13 +201,10 @@ mod tests {
         }
     }
 
-    /// Body A (controls 0..4): a unit cube's corner region turned slightly and lifted; body B
-    /// either affine (controls 4..8) or a tetrahedral body's nodes 8..11. Returns the state
-    /// and the stencils: point–triangle (A's point over B's triangle) and edge–edge.
-    fn scene(affine_b: bool) -> (Vec<Vec3>, EmbeddedStencil, EmbeddedStencil) {
-        let mut x = vec![Vec3::zeros(); 11];
+    /// Body A's affine map: a turn of 0.2 rad about z with a small shear and stretch in z.
+    fn body_a_map() -> Matrix3<f64> {
         let t = 0.2f64;
-        let a = Matrix3::new(
+        Matrix3::new(
             t.cos(),
             -t.sin(),
             0.0,
@@ -217,7 +214,15 @@ mod tests {
             0.0,
             0.05,
             1.1,
-        );
+        )
+    }
+
+    /// Body A (controls 0..4): a unit cube's corner region turned slightly and lifted; body B
+    /// either affine (controls 4..8) or a tetrahedral body's nodes 8..11. Returns the state
+    /// and the stencils: point–triangle (A's point over B's triangle) and edge–edge.
+    fn scene(affine_b: bool) -> (Vec<Vec3>, EmbeddedStencil, EmbeddedStencil) {
+        let mut x = vec![Vec3::zeros(); 11];
+        let a = body_a_map();
         place(&a, Vec3::new(0.21, 0.17, 0.05), &mut x, [0, 1, 2, 3]);
         place(
             &Matrix3::identity(),
@@ -294,18 +299,7 @@ mod tests {
     #[test]
     fn vertices_sit_at_the_affine_map() {
         let (x, pt, _) = scene(false);
-        let t = 0.2f64;
-        let a = Matrix3::new(
-            t.cos(),
-            -t.sin(),
-            0.0,
-            t.sin(),
-            t.cos(),
-            0.0,
-            0.0,
-            0.05,
-            1.1,
-        );
+        let a = body_a_map();
         let y = pt.positions(&x);
         let expected = a * Vec3::new(0.1, 0.2, 0.0) + Vec3::new(0.21, 0.17, 0.05);
         assert!((y[0] - expected).norm() < 1e-14);
